@@ -1,0 +1,99 @@
+/* xpose: tensor transposition at memory-copy speed on NVIDIA GPUs and multicore CPUs.
+ *
+ * The contract of this header is ../shared/API.md (docs/api.md in this repository restates it).
+ * Summary: a tensor is `volume` elements of `elem_size` bytes (1, 2, 4, 8 or 16); output dimension
+ * i is input dimension perm[i]; column-major by default (extents[0] is stride-1). Every call
+ * returns a status; on failure xpose_last_error() names the argument and the reason and the
+ * output is left untouched. */
+#ifndef XPOSE_XPOSE_H
+#define XPOSE_XPOSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define XPOSE_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define XPOSE_API __attribute__((visibility("default")))
+#else
+#define XPOSE_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XPOSE_VERSION_MAJOR 0
+#define XPOSE_VERSION_MINOR 1
+#define XPOSE_VERSION_PATCH 0
+#define XPOSE_MAX_RANK 32
+
+typedef struct xpose_plan_s* xpose_plan_t;
+
+typedef enum {
+  XPOSE_SUCCESS = 0,
+  XPOSE_ERROR_INVALID_ARGUMENT = 1,
+  XPOSE_ERROR_UNSUPPORTED = 2,   /* valid request this build/device cannot do, e.g. CUDA without a GPU */
+  XPOSE_ERROR_OUT_OF_MEMORY = 3,
+  XPOSE_ERROR_DEVICE = 4,        /* a CUDA runtime error, message carries CUDA's text */
+  XPOSE_ERROR_INTERNAL = 5
+} xpose_status_t;
+
+typedef enum { XPOSE_BACKEND_AUTO = 0, XPOSE_BACKEND_CPU = 1, XPOSE_BACKEND_CUDA = 2 } xpose_backend_t;
+typedef enum { XPOSE_COL_MAJOR = 0, XPOSE_ROW_MAJOR = 1 } xpose_layout_t;
+typedef enum { XPOSE_PLAN_HEURISTIC = 0, XPOSE_PLAN_MEASURE = 1 } xpose_planning_t;
+
+typedef struct {
+  xpose_backend_t backend;    /* AUTO: CUDA when a usable device exists, else CPU */
+  xpose_layout_t layout;      /* default XPOSE_COL_MAJOR */
+  xpose_planning_t planning;  /* default XPOSE_PLAN_HEURISTIC */
+  int num_threads;            /* CPU backend; 0 = all hardware threads */
+  int device;                 /* CUDA device ordinal; -1 = the current device */
+} xpose_options_t;
+
+/* Fills the defaults above. */
+XPOSE_API void xpose_options_init(xpose_options_t* options);
+
+/* Plans the transposition of a tensor of `rank` dimensions. `extents` and `perm` may be NULL
+ * when rank is 0. The plan is immutable and may be executed from several threads and streams. */
+XPOSE_API xpose_status_t xpose_plan_create(xpose_plan_t* plan, int rank, const int64_t* extents,
+                                           const int* perm, size_t elem_size,
+                                           const xpose_options_t* options /* NULL = defaults */);
+
+/* Expert and testing extension: like xpose_plan_create, but with the schema (and optionally its
+ * parameters) forced instead of chosen by the planner, e.g. "copy", "tiled", "packed" on CUDA or
+ * "blocked" on the CPU; docs/schemas.md lists the names and parameters of each backend. A schema
+ * that does not apply to the (normalized) problem is XPOSE_ERROR_INVALID_ARGUMENT with a message
+ * saying why. Forced plans bypass the plan cache. */
+XPOSE_API xpose_status_t xpose_plan_create_forced(xpose_plan_t* plan, int rank,
+                                                  const int64_t* extents, const int* perm,
+                                                  size_t elem_size, const xpose_options_t* options,
+                                                  const char* schema);
+
+/* Transposes `in` into `out` (which must not overlap). CUDA backend: enqueues on `stream`
+ * (a cudaStream_t; NULL = default stream) and returns; allocates nothing, never synchronizes.
+ * CPU backend: runs to completion on the calling thread's team; `stream` is ignored. */
+XPOSE_API xpose_status_t xpose_execute(xpose_plan_t plan, const void* in, void* out, void* stream);
+
+/* Releases a plan; NULL is a no-op. */
+XPOSE_API xpose_status_t xpose_plan_destroy(xpose_plan_t plan);
+
+/* One call: plan (through a thread-safe cache keyed on the normalized problem) and execute. */
+XPOSE_API xpose_status_t xpose_transpose(int rank, const int64_t* extents, const int* perm,
+                                         size_t elem_size, const void* in, void* out,
+                                         const xpose_options_t* options, void* stream);
+
+XPOSE_API const char* xpose_status_string(xpose_status_t status);
+
+/* Thread-local; "" when the last call on this thread succeeded. */
+XPOSE_API const char* xpose_last_error(void);
+
+/* Human-readable description of a plan (normalized problem, backend, schema and parameters).
+ * Returns the length needed (without the NUL); writes at most `size` bytes including the NUL. */
+XPOSE_API size_t xpose_plan_describe(xpose_plan_t plan, char* buffer, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XPOSE_XPOSE_H */

@@ -1,0 +1,125 @@
+// The C API: argument checks, exception barrier, status mapping. Nothing here knows a backend.
+#include <cstring>
+#include <exception>
+#include <new>
+
+#include "core/plan.hpp"
+#include "core/status.hpp"
+#include "xpose/xpose.h"
+
+using namespace xpose::detail;
+
+namespace {
+
+// Runs `body` with this thread's last error cleared; no exception crosses the C boundary.
+template <class F>
+xpose_status_t guarded(F&& body) noexcept {
+  clear_error();
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(XPOSE_ERROR_OUT_OF_MEMORY, "out of host memory");
+  } catch (const std::exception& e) {
+    return fail(XPOSE_ERROR_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return fail(XPOSE_ERROR_INTERNAL, "internal error: unknown exception");
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+void xpose_options_init(xpose_options_t* options) {
+  if (options == nullptr) return;
+  options->backend = XPOSE_BACKEND_AUTO;
+  options->layout = XPOSE_COL_MAJOR;
+  options->planning = XPOSE_PLAN_HEURISTIC;
+  options->num_threads = 0;
+  options->device = -1;
+}
+
+xpose_status_t xpose_plan_create(xpose_plan_t* plan, int rank, const int64_t* extents,
+                                 const int* perm, size_t elem_size,
+                                 const xpose_options_t* options) {
+  return guarded([&] {
+    if (plan == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is NULL");
+    *plan = nullptr;
+    auto p = std::make_unique<xpose_plan_s>();
+    XPOSE_TRY(make_plan(rank, extents, perm, elem_size, options, nullptr, /*use_cache=*/true,
+                        &p->plan));
+    *plan = p.release();
+    return XPOSE_SUCCESS;
+  });
+}
+
+xpose_status_t xpose_plan_create_forced(xpose_plan_t* plan, int rank, const int64_t* extents,
+                                        const int* perm, size_t elem_size,
+                                        const xpose_options_t* options, const char* schema) {
+  return guarded([&] {
+    if (plan == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is NULL");
+    *plan = nullptr;
+    if (schema == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "schema is NULL");
+    auto p = std::make_unique<xpose_plan_s>();
+    XPOSE_TRY(make_plan(rank, extents, perm, elem_size, options, schema, /*use_cache=*/false,
+                        &p->plan));
+    *plan = p.release();
+    return XPOSE_SUCCESS;
+  });
+}
+
+xpose_status_t xpose_execute(xpose_plan_t plan, const void* in, void* out, void* stream) {
+  return guarded([&] {
+    if (plan == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is NULL");
+    return plan->plan.execute(in, out, stream);
+  });
+}
+
+xpose_status_t xpose_plan_destroy(xpose_plan_t plan) {
+  return guarded([&] {
+    delete plan;
+    return XPOSE_SUCCESS;
+  });
+}
+
+xpose_status_t xpose_transpose(int rank, const int64_t* extents, const int* perm,
+                               size_t elem_size, const void* in, void* out,
+                               const xpose_options_t* options, void* stream) {
+  return guarded([&] {
+    Plan p;
+    XPOSE_TRY(make_plan(rank, extents, perm, elem_size, options, nullptr, /*use_cache=*/true, &p));
+    return p.execute(in, out, stream);
+  });
+}
+
+const char* xpose_status_string(xpose_status_t status) {
+  switch (status) {
+    case XPOSE_SUCCESS: return "success";
+    case XPOSE_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case XPOSE_ERROR_UNSUPPORTED: return "unsupported";
+    case XPOSE_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case XPOSE_ERROR_DEVICE: return "device error";
+    case XPOSE_ERROR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char* xpose_last_error(void) { return last_error(); }
+
+size_t xpose_plan_describe(xpose_plan_t plan, char* buffer, size_t size) {
+  std::string text;
+  if (guarded([&] {
+        if (plan == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is NULL");
+        text = plan->plan.describe();
+        return XPOSE_SUCCESS;
+      }) != XPOSE_SUCCESS)
+    text.clear();
+  if (buffer != nullptr && size > 0) {
+    const size_t n = text.size() < size - 1 ? text.size() : size - 1;
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+  }
+  return text.size();
+}
+
+}  // extern "C"

@@ -1,0 +1,56 @@
+// The seam between the core (validation, normalization, caching, the C API) and the backends.
+// No CUDA header is included here or by anything in src/core.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "xpose/xpose.h"
+
+namespace xpose::detail {
+
+// A backend's executable plan: made once by the backend's planner, immutable afterwards, safe to
+// execute from several threads (and, for CUDA, streams) at once.
+class BackendPlan {
+ public:
+  virtual ~BackendPlan() = default;
+  // `in`/`out` are already checked (non-NULL, no overlap). Must not allocate on the CUDA backend.
+  virtual xpose_status_t execute(const void* in, void* out, void* stream) const = 0;
+  // One or more lines: schema and its parameters, for xpose_plan_describe and `xpose explain`.
+  virtual std::string describe() const = 0;
+};
+
+using BackendPlanPtr = std::shared_ptr<const BackendPlan>;
+
+// One plan a planner considered, for `xpose explain`: what it is and what it should cost.
+struct Candidate {
+  std::string description;         // schema and parameters, as BackendPlan::describe() says
+  double predicted_seconds = -1;   // the planner's cost model; -1 when it has none
+  double measured_seconds = -1;    // filled by measure planning only
+  bool chosen = false;
+};
+
+// Every backend entry point below takes a resolved problem (`p.volume > 0`) and resolved options
+// (resolve_options; for CUDA, options.device is an ordinal). `schema` empty lets the planner
+// choose; otherwise it names the schema (and parameters) to force, in the backend's own syntax
+// (docs/schemas.md), and a schema that does not apply is XPOSE_ERROR_INVALID_ARGUMENT.
+
+// CPU backend (src/cpu).
+xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
+                             const std::string& schema, BackendPlanPtr* plan);
+xpose_status_t cpu_candidates(const Problem& p, const xpose_options_t& options,
+                              std::vector<Candidate>* candidates);
+
+// CUDA backend (src/cuda, or src/core/cuda_absent.cpp in a build without CUDA).
+// Whether a usable CUDA device exists; when not, `why` says why (no driver, no device, ...).
+bool cuda_usable(std::string* why);
+// Resolves options.device (-1 = the calling thread's current device) to an ordinal.
+xpose_status_t cuda_resolve_device(int requested, int* device);
+xpose_status_t cuda_make_plan(const Problem& p, const xpose_options_t& options,
+                              const std::string& schema, BackendPlanPtr* plan);
+xpose_status_t cuda_candidates(const Problem& p, const xpose_options_t& options,
+                               std::vector<Candidate>* candidates);
+
+}  // namespace xpose::detail

@@ -1,0 +1,145 @@
+#include "core/plan.hpp"
+
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/status.hpp"
+
+namespace xpose::detail {
+namespace {
+
+struct CacheKey {
+  Problem problem;
+  int backend, device, planning, num_threads;
+  friend bool operator==(const CacheKey&, const CacheKey&) = default;
+};
+
+struct CacheKeyHash {
+  size_t operator()(const CacheKey& k) const {
+    size_t h = hash_value(k.problem);
+    for (int v : {k.backend, k.device, k.planning, k.num_threads})
+      h = h * 1099511628211ull ^ static_cast<size_t>(v);
+    return h;
+  }
+};
+
+// Bounded, first-in first-out: a workload with shapes that change from call to call must not
+// grow memory without bound, and re-planning a dropped entry costs microseconds.
+class PlanCache {
+ public:
+  static constexpr size_t kCapacity = 4096;
+
+  BackendPlanPtr find(const CacheKey& key) {
+    std::lock_guard lock(mutex_);
+    const auto it = map_.find(key);
+    return it == map_.end() ? nullptr : it->second;
+  }
+
+  void insert(const CacheKey& key, BackendPlanPtr plan) {
+    std::lock_guard lock(mutex_);
+    if (!map_.emplace(key, std::move(plan)).second) return;
+    order_.push_back(key);
+    if (order_.size() > kCapacity) {
+      map_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+
+  size_t size() {
+    std::lock_guard lock(mutex_);
+    return map_.size();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<CacheKey, BackendPlanPtr, CacheKeyHash> map_;
+  std::deque<CacheKey> order_;
+};
+
+PlanCache& cache() {
+  static PlanCache c;
+  return c;
+}
+
+// Whether AUTO means CUDA: decided once per process (device enumeration is not free).
+bool auto_is_cuda() {
+  static const bool usable = cuda_usable(nullptr);
+  return usable;
+}
+
+xpose_status_t choose_backend(xpose_options_t* o) {
+  if (o->backend == XPOSE_BACKEND_AUTO)
+    o->backend = auto_is_cuda() ? XPOSE_BACKEND_CUDA : XPOSE_BACKEND_CPU;
+  if (o->backend == XPOSE_BACKEND_CUDA) {
+    std::string why;
+    if (!cuda_usable(&why))
+      return fail(XPOSE_ERROR_UNSUPPORTED, "options->backend = CUDA: " + why);
+    XPOSE_TRY(cuda_resolve_device(o->device, &o->device));
+  }
+  return XPOSE_SUCCESS;
+}
+
+}  // namespace
+
+xpose_status_t Plan::execute(const void* in, void* out, void* stream) const {
+  XPOSE_TRY(check_buffers(problem, in, out));
+  if (!impl) return XPOSE_SUCCESS;
+  return impl->execute(in, out, stream);
+}
+
+std::string Plan::describe() const {
+  std::string s = std::string("backend ") +
+                  (options.backend == XPOSE_BACKEND_CUDA ? "cuda" : "cpu") + "; normalized " +
+                  problem.to_string() + "; volume " + std::to_string(problem.volume) + "\n";
+  return s + (impl ? impl->describe() : std::string("empty tensor: nothing to do\n"));
+}
+
+namespace {
+
+xpose_status_t resolve_request(int rank, const int64_t* extents, const int* perm,
+                               size_t elem_size, const xpose_options_t* options, Plan* plan) {
+  XPOSE_TRY(resolve_options(options, &plan->options));
+  XPOSE_TRY(make_problem(rank, extents, perm, elem_size, plan->options.layout, &plan->problem));
+  return choose_backend(&plan->options);
+}
+
+}  // namespace
+
+xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size_t elem_size,
+                         const xpose_options_t* options, const char* schema, bool use_cache,
+                         Plan* out) {
+  Plan plan;
+  XPOSE_TRY(resolve_request(rank, extents, perm, elem_size, options, &plan));
+  const std::string forced = schema ? schema : "";
+  use_cache = use_cache && forced.empty();
+  if (plan.problem.volume > 0) {
+    const xpose_options_t& o = plan.options;
+    const CacheKey key{plan.problem, o.backend, o.backend == XPOSE_BACKEND_CUDA ? o.device : -1,
+                       o.planning, o.backend == XPOSE_BACKEND_CPU ? o.num_threads : 0};
+    if (use_cache) plan.impl = cache().find(key);
+    if (!plan.impl) {
+      XPOSE_TRY(o.backend == XPOSE_BACKEND_CUDA
+                    ? cuda_make_plan(plan.problem, o, forced, &plan.impl)
+                    : cpu_make_plan(plan.problem, o, forced, &plan.impl));
+      if (use_cache) cache().insert(key, plan.impl);
+    }
+  }
+  *out = std::move(plan);
+  return XPOSE_SUCCESS;
+}
+
+xpose_status_t plan_candidates(int rank, const int64_t* extents, const int* perm,
+                               size_t elem_size, const xpose_options_t* options, Plan* plan,
+                               std::vector<Candidate>* candidates) {
+  XPOSE_TRY(resolve_request(rank, extents, perm, elem_size, options, plan));
+  candidates->clear();
+  if (plan->problem.volume == 0) return XPOSE_SUCCESS;
+  return plan->options.backend == XPOSE_BACKEND_CUDA
+             ? cuda_candidates(plan->problem, plan->options, candidates)
+             : cpu_candidates(plan->problem, plan->options, candidates);
+}
+
+size_t plan_cache_size() { return cache().size(); }
+
+}  // namespace xpose::detail

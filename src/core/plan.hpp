@@ -1,0 +1,39 @@
+// The plan value behind xpose_plan_t and the thread-safe plan cache behind xpose_transpose.
+#pragma once
+
+#include <string>
+
+#include "core/backend.hpp"
+#include "core/problem.hpp"
+
+namespace xpose::detail {
+
+struct Plan {
+  Problem problem;
+  xpose_options_t options{};  // resolved: backend is CPU or CUDA, device an ordinal (CUDA)
+  BackendPlanPtr impl;        // null for an empty tensor: nothing to do
+
+  xpose_status_t execute(const void* in, void* out, void* stream) const;
+  std::string describe() const;
+};
+
+// Validates, normalizes, chooses the backend and plans. `schema` (NULL or "" = the planner's
+// choice) forces a schema. Plans are taken from (or added to) the process-wide cache when
+// `use_cache`; forced plans are never cached.
+xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size_t elem_size,
+                         const xpose_options_t* options, const char* schema, bool use_cache,
+                         Plan* out);
+
+// The candidates the chosen backend's planner considers for this request (`xpose explain`).
+xpose_status_t plan_candidates(int rank, const int64_t* extents, const int* perm,
+                               size_t elem_size, const xpose_options_t* options, Plan* plan,
+                               std::vector<Candidate>* candidates);
+
+// Number of plans in the cache (tests and diagnostics).
+size_t plan_cache_size();
+
+}  // namespace xpose::detail
+
+struct xpose_plan_s {
+  xpose::detail::Plan plan;
+};

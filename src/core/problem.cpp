@@ -1,0 +1,150 @@
+#include "core/problem.hpp"
+
+#include <cstdint>
+#include <functional>
+
+#include "core/status.hpp"
+
+namespace xpose::detail {
+namespace {
+
+std::string join(int rank, const auto* values) {
+  std::string s = "(";
+  for (int k = 0; k < rank; ++k) s += (k ? "," : "") + std::to_string(values[k]);
+  return s + ")";
+}
+
+xpose_status_t validate(int rank, const int64_t* extents, const int* perm, size_t elem_size) {
+  const auto bad = [](std::string m) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::move(m)); };
+  if (rank < 0 || rank > kMaxRank)
+    return bad("rank = " + std::to_string(rank) + " is out of range 0.." + std::to_string(kMaxRank));
+  if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8 && elem_size != 16)
+    return bad("elem_size = " + std::to_string(elem_size) + " is not one of 1, 2, 4, 8, 16");
+  if (rank == 0) return XPOSE_SUCCESS;
+  if (extents == nullptr) return bad("extents is NULL for rank " + std::to_string(rank));
+  if (perm == nullptr) return bad("perm is NULL for rank " + std::to_string(rank));
+  int seen_at[kMaxRank];
+  for (int i = 0; i < rank; ++i) seen_at[i] = -1;
+  for (int i = 0; i < rank; ++i) {
+    const std::string at = "perm[" + std::to_string(i) + "] = " + std::to_string(perm[i]);
+    if (perm[i] < 0 || perm[i] >= rank)
+      return bad(at + " is out of range for rank " + std::to_string(rank));
+    if (seen_at[perm[i]] >= 0)
+      return bad(at + " repeats perm[" + std::to_string(seen_at[perm[i]]) +
+                 "]; perm must be a permutation of 0.." + std::to_string(rank - 1));
+    seen_at[perm[i]] = i;
+  }
+  bool empty = false;
+  for (int k = 0; k < rank; ++k) {
+    if (extents[k] < 0)
+      return bad("extents[" + std::to_string(k) + "] = " + std::to_string(extents[k]) +
+                 " is negative");
+    empty = empty || extents[k] == 0;
+  }
+  if (empty) return XPOSE_SUCCESS;
+  int64_t volume = 1;
+  for (int k = 0; k < rank; ++k) {
+    if (__builtin_mul_overflow(volume, extents[k], &volume))
+      return bad("the volume of extents " + join(rank, extents) + " overflows 64 bits");
+  }
+  int64_t bytes;
+  if (__builtin_mul_overflow(volume, static_cast<int64_t>(elem_size), &bytes))
+    return bad("the size in bytes of extents " + join(rank, extents) + " x elem_size " +
+               std::to_string(elem_size) + " overflows 64 bits");
+  return XPOSE_SUCCESS;
+}
+
+}  // namespace
+
+Extents Problem::output_strides() const {
+  Extents s{};
+  int64_t stride = 1;
+  for (int i = 0; i < rank; ++i) {
+    s[perm[i]] = stride;
+    stride *= extent[perm[i]];
+  }
+  return s;
+}
+
+std::string Problem::to_string() const {
+  return "extents " + join(rank, extent.data()) + " perm " + join(rank, perm.data()) + " " +
+         std::to_string(elem_size) + " B";
+}
+
+size_t hash_value(const Problem& p) {
+  size_t h = std::hash<int64_t>{}(p.volume) ^ (p.elem_size * 0x9e3779b97f4a7c15ull);
+  for (int k = 0; k < p.rank; ++k) {
+    h = h * 1099511628211ull ^ std::hash<int64_t>{}(p.extent[k]);
+    h = h * 1099511628211ull ^ static_cast<size_t>(p.perm[k]);
+  }
+  return h;
+}
+
+xpose_status_t make_problem(int rank, const int64_t* extents, const int* perm, size_t elem_size,
+                            xpose_layout_t layout, Problem* out) {
+  XPOSE_TRY(validate(rank, extents, perm, elem_size));
+  Problem p;
+  p.elem_size = elem_size;
+  // Column-major extents and permutation; row-major is the same tensor with its dims reversed.
+  int64_t ext[kMaxRank];
+  int prm[kMaxRank];
+  for (int k = 0; k < rank; ++k) {
+    const bool rm = layout == XPOSE_ROW_MAJOR;
+    ext[k] = rm ? extents[rank - 1 - k] : extents[k];
+    prm[k] = rm ? rank - 1 - perm[rank - 1 - k] : perm[k];
+  }
+  p.volume = 1;
+  for (int k = 0; k < rank; ++k) p.volume *= ext[k];
+  if (p.volume == 0) {
+    *out = p;
+    return XPOSE_SUCCESS;
+  }
+  // Index fusion is coalescing the gather layout; the input order of the surviving modes is the
+  // order of their input strides.
+  const Layout g = coalesce(permute(make_compact(rank, ext), prm));
+  p.rank = g.rank;
+  for (int i = 0; i < g.rank; ++i) {
+    int position = 0;  // how many modes have a smaller input stride
+    for (int j = 0; j < g.rank; ++j) position += g.stride[j] < g.stride[i];
+    p.perm[i] = position;
+    p.extent[position] = g.extent[i];
+  }
+  *out = p;
+  return XPOSE_SUCCESS;
+}
+
+xpose_status_t resolve_options(const xpose_options_t* options, xpose_options_t* out) {
+  xpose_options_t o;
+  xpose_options_init(&o);
+  if (options != nullptr) o = *options;
+  const auto bad = [](const char* field, int value, const char* why) {
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT,
+                std::string("options->") + field + " = " + std::to_string(value) + " " + why);
+  };
+  if (o.backend != XPOSE_BACKEND_AUTO && o.backend != XPOSE_BACKEND_CPU &&
+      o.backend != XPOSE_BACKEND_CUDA)
+    return bad("backend", o.backend, "is not AUTO (0), CPU (1) or CUDA (2)");
+  if (o.layout != XPOSE_COL_MAJOR && o.layout != XPOSE_ROW_MAJOR)
+    return bad("layout", o.layout, "is not COL_MAJOR (0) or ROW_MAJOR (1)");
+  if (o.planning != XPOSE_PLAN_HEURISTIC && o.planning != XPOSE_PLAN_MEASURE)
+    return bad("planning", o.planning, "is not HEURISTIC (0) or MEASURE (1)");
+  if (o.num_threads < 0) return bad("num_threads", o.num_threads, "is negative (0 = all threads)");
+  if (o.device < -1) return bad("device", o.device, "is below -1 (-1 = the current device)");
+  *out = o;
+  return XPOSE_SUCCESS;
+}
+
+xpose_status_t check_buffers(const Problem& p, const void* in, const void* out) {
+  if (p.volume == 0) return XPOSE_SUCCESS;
+  if (in == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "in is NULL");
+  if (out == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "out is NULL");
+  const auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+  const auto n = static_cast<uintptr_t>(p.bytes());
+  if (a < b + n && b < a + n)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT,
+                "in and out overlap (" + std::to_string(n) +
+                                                      " bytes each); transposition is out-of-place");
+  return XPOSE_SUCCESS;
+}
+
+}  // namespace xpose::detail
