@@ -62,9 +62,9 @@ XPOSE_API xpose_status_t xpose_plan_create(xpose_plan_t* plan, int rank, const i
 
 /* Expert and testing extension: like xpose_plan_create, but with the schema (and optionally its
  * parameters) forced instead of chosen by the planner, e.g. "copy", "tiled", "packed" on CUDA or
- * "blocked" on the CPU; docs/schemas.md lists the names and parameters of each backend. A schema
- * that does not apply to the (normalized) problem is XPOSE_ERROR_INVALID_ARGUMENT with a message
- * saying why. Forced plans bypass the plan cache. */
+ * "blocked" on the CPU; docs/cpu.md and docs/cuda.md list each backend's names and parameters.
+ * A schema that does not apply to the (normalized) problem is XPOSE_ERROR_INVALID_ARGUMENT with a
+ * message saying why. Forced plans bypass the plan cache. */
 XPOSE_API xpose_status_t xpose_plan_create_forced(xpose_plan_t* plan, int rank,
                                                   const int64_t* extents, const int* perm,
                                                   size_t elem_size, const xpose_options_t* options,

@@ -35,7 +35,7 @@ struct Candidate {
 // Every backend entry point below takes a resolved problem (`p.volume > 0`) and resolved options
 // (resolve_options; for CUDA, options.device is an ordinal). `schema` empty lets the planner
 // choose; otherwise it names the schema (and parameters) to force, in the backend's own syntax
-// (docs/schemas.md), and a schema that does not apply is XPOSE_ERROR_INVALID_ARGUMENT.
+// (docs/cpu.md, docs/cuda.md), and a schema that does not apply is XPOSE_ERROR_INVALID_ARGUMENT.
 
 // CPU backend (src/cpu).
 xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,

@@ -10,7 +10,10 @@ namespace {
 
 std::string join(int rank, const auto* values) {
   std::string s = "(";
-  for (int k = 0; k < rank; ++k) s += (k ? "," : "") + std::to_string(values[k]);
+  for (int k = 0; k < rank; ++k) {
+    if (k) s += ',';
+    s += std::to_string(values[k]);
+  }
   return s + ")";
 }
 
