@@ -1,0 +1,81 @@
+#include "check.hpp"
+
+#include <cstring>
+#include <vector>
+
+namespace xpose_tool {
+namespace {
+
+// The index map of a request: output element j (memory order) is input element source(j).
+class IndexMap {
+ public:
+  IndexMap(const Case& c, xpose_layout_t layout) : rank_(static_cast<int>(c.extents.size())) {
+    std::vector<int64_t> in_stride(rank_);
+    int64_t s = 1;
+    for (int n = 0; n < rank_; ++n) {  // dimension order from fastest to slowest
+      const int k = layout == XPOSE_ROW_MAJOR ? rank_ - 1 - n : n;
+      in_stride[k] = s;
+      s *= c.extents[k];
+    }
+    for (int n = 0; n < rank_; ++n) {
+      const int i = layout == XPOSE_ROW_MAJOR ? rank_ - 1 - n : n;
+      out_dim_.push_back(i);
+      out_extent_.push_back(c.extents[c.perm[i]]);
+      src_stride_.push_back(in_stride[c.perm[i]]);
+    }
+  }
+
+  // Input offset of output offset j; `coords` gets the output coordinates (user's order).
+  int64_t source(int64_t j, std::vector<int64_t>* coords) const {
+    int64_t offset = 0;
+    for (int n = 0; n < rank_; ++n) {
+      const int64_t x = j % out_extent_[n];
+      j /= out_extent_[n];
+      offset += x * src_stride_[n];
+      if (coords) (*coords)[out_dim_[n]] = x;
+    }
+    return offset;
+  }
+
+ private:
+  int rank_;
+  std::vector<int> out_dim_;        // fastest-first: which output dimension
+  std::vector<int64_t> out_extent_;  // its extent
+  std::vector<int64_t> src_stride_;  // the input stride of that dimension
+};
+
+}  // namespace
+
+CheckResult check_transpose(const Case& c, size_t elem, xpose_layout_t layout,
+                            const unsigned char* in, const unsigned char* out,
+                            int64_t max_samples, uint64_t seed) {
+  CheckResult r;
+  const int64_t volume = c.volume();
+  if (volume == 0) return r;
+  const IndexMap map(c, layout);
+  const bool all = volume <= max_samples;
+  const int64_t n = all ? volume : max_samples + 2;
+  int64_t first_bad = -1, wrong = 0;
+#pragma omp parallel for reduction(+ : wrong) schedule(static)
+  for (int64_t t = 0; t < n; ++t) {
+    const int64_t j = all ? t : t == 0 ? 0 : t == 1 ? volume - 1
+                                  : static_cast<int64_t>(mix64(seed, t) % volume);
+    const int64_t src = map.source(j, nullptr);
+    if (std::memcmp(out + j * elem, in + src * elem, elem) != 0) {
+      ++wrong;
+#pragma omp critical(xpose_check_first)
+      if (first_bad < 0 || j < first_bad) first_bad = j;
+    }
+  }
+  r.checked = n;
+  r.wrong = wrong;
+  if (first_bad >= 0) {
+    std::vector<int64_t> coords(c.extents.size());
+    const int64_t src = map.source(first_bad, &coords);
+    r.first_wrong = "out[" + std::to_string(first_bad) + "] (output coordinates " + join(coords) +
+                    ") differs from in[" + std::to_string(src) + "]";
+  }
+  return r;
+}
+
+}  // namespace xpose_tool

@@ -1,0 +1,174 @@
+// `xpose bench`: a suite of cases, each planned fresh, checked, timed against a same-run copy;
+// a CSV row per case and a summary table per suite (ratio = copy time / transposition time).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "gpu.hpp"
+#include "runner.hpp"
+#include "suites.hpp"
+#include "timing.hpp"
+
+namespace xpose_tool {
+namespace {
+
+const char* kBenchHelp =
+    "usage: xpose bench SUITE [options]\n"
+    "\n"
+    "SUITE is a built-in suite (below) or a file of lines 'SUITE CASE EXTENTS PERM' as --list\n"
+    "prints them. Each case: a fresh plan, random input, poisoned output, one checked run,\n"
+    "then the median of --reps runs and of as many copies of the same bytes. Exit status 1\n"
+    "when any case is wrong or fails.\n"
+    "\n"
+    "  --list        print the cases, one per line: SUITE CASE EXTENTS PERM\n"
+    "  --limit N     N cases spread evenly over each suite\n"
+    "  --csv FILE    write suite,case,elem,ms,copy_ms,ratio,plan_us,plan\n"
+    "  --quiet       no per-case lines on stderr\n";
+
+struct Row {
+  Case c;
+  Measurement m;
+  bool failed = false;
+  std::string error;
+};
+
+std::string csv_quote(const std::string& s) {
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+void write_csv(std::ostream& out, const Row& r, size_t elem) {
+  char nums[160];
+  std::snprintf(nums, sizeof nums, "%.6f,%.6f,%.4f,%.1f", r.m.ms, r.m.copy_ms, r.m.ratio(),
+                r.m.plan_us);
+  out << r.c.suite << ',' << r.c.name << ',' << elem << ',' << nums << ','
+      << csv_quote(r.failed ? "FAILED: " + r.error : first_line(r.m.plan)) << '\n';
+}
+
+void report_case(const Row& r, size_t index, size_t count) {
+  if (r.failed)
+    std::fprintf(stderr, "[%zu/%zu] %s %s %s: FAILED: %s\n", index, count, r.c.suite.c_str(),
+                 r.c.name.c_str(), join(r.c.extents).c_str(), r.error.c_str());
+  else
+    std::fprintf(stderr, "[%zu/%zu] %s %-14s %-28s perm %-22s %9.4f ms  copy %9.4f ms  ratio %.3f\n",
+                 index, count, r.c.suite.c_str(), r.c.name.c_str(), join(r.c.extents).c_str(),
+                 join(r.c.perm).c_str(), r.m.ms, r.m.copy_ms, r.m.ratio());
+}
+
+Row run_one(const Case& c, const Settings& s, Workspace& ws, uint64_t seed) {
+  Row r{c, {}, false, {}};
+  try {
+    r.m = measure_case(c, s, ws, seed);
+    if (!r.m.check.ok()) {
+      r.failed = true;
+      r.error = "wrong result: " + std::to_string(r.m.check.wrong) + " of " +
+                std::to_string(r.m.check.checked) + " positions; first " + r.m.check.first_wrong;
+    }
+  } catch (const ToolError& e) {
+    r.failed = true;
+    r.error = e.what();
+  }
+  return r;
+}
+
+size_t max_bytes(const std::vector<Case>& cases, size_t elem) {
+  size_t m = 0;
+  for (const Case& c : cases) m = std::max(m, static_cast<size_t>(c.volume()) * elem);
+  return m;
+}
+
+std::vector<Row> run_suite(const std::vector<Case>& cases, const Settings& s, bool quiet,
+                           std::ostream* csv) {
+  Workspace ws(s, max_bytes(cases, s.elem));
+  std::vector<Row> rows;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    rows.push_back(run_one(cases[i], s, ws, 1000 + i));
+    if (!quiet || rows.back().failed) report_case(rows.back(), i + 1, cases.size());
+    if (csv) write_csv(*csv, rows.back(), s.elem);
+  }
+  return rows;
+}
+
+// One line per suite: cases, median, 10th percentile and worst copy ratio, failures.
+void print_summary(const std::vector<std::pair<std::string, std::vector<Row>>>& suites,
+                   const Settings& s) {
+  std::printf("ratio = copy time / transposition time (> 1: faster than a copy); %zu-byte "
+              "elements, %s, %s\n\n",
+              s.elem, s.on_gpu() ? "cuda" : "cpu",
+              s.planning == XPOSE_PLAN_MEASURE ? "measure planning" : "heuristic planning");
+  std::printf("| %-12s | %5s | %6s | %6s | %6s | %6s |\n", "suite", "cases", "median", "p10",
+              "worst", "failed");
+  std::printf("|--------------|------:|-------:|-------:|-------:|-------:|\n");
+  for (const auto& [name, rows] : suites) {
+    std::vector<double> ratios;
+    size_t failed = 0;
+    for (const Row& r : rows) {
+      if (r.failed) ++failed;
+      else if (!r.m.empty) ratios.push_back(r.m.ratio());
+    }
+    std::printf("| %-12s | %5zu | %6.3f | %6.3f | %6.3f | %6zu |\n", name.c_str(), rows.size(),
+                median(ratios), percentile(ratios, 10), percentile(ratios, 0), failed);
+  }
+}
+
+// Cases grouped by suite, in first-appearance order, each group cut to `limit`.
+std::vector<std::pair<std::string, std::vector<Case>>> group(const std::vector<Case>& cases,
+                                                             size_t limit) {
+  std::vector<std::pair<std::string, std::vector<Case>>> groups;
+  for (const Case& c : cases) {
+    if (groups.empty() || groups.back().first != c.suite) groups.push_back({c.suite, {}});
+    groups.back().second.push_back(c);
+  }
+  for (auto& g : groups) g.second = spread(g.second, limit);
+  return groups;
+}
+
+}  // namespace
+
+int bench_command(const std::vector<std::string>& argv) {
+  std::set<std::string> flags = kSettingFlags;
+  flags.insert({"--csv", "--limit"});
+  const ParsedArgs args = parse_args("bench", argv, flags, {"--list", "--quiet"});
+  if (args.has("--help")) {
+    std::printf("%s%s\nsuites:\n", kBenchHelp, settings_help());
+    for (const auto& suite : builtin_suites())
+      std::printf("  %-12s %s\n", suite.name.c_str(), suite.description.c_str());
+    return 0;
+  }
+  if (args.positional.size() != 1)
+    throw UsageError(args.positional.empty() ? "bench: which suite? (see xpose bench --help)"
+                                             : "bench: one suite at a time, got '" +
+                                                   args.positional[1] + "' too");
+  Settings s = parse_settings(args);
+  const size_t limit = args.get("--limit")
+                           ? static_cast<size_t>(parse_int("--limit", *args.get("--limit"), 1, 1 << 30))
+                           : SIZE_MAX;
+  const auto groups = group(load_suite(args.positional[0]), limit);
+  if (args.has("--list")) {
+    for (const auto& g : groups)
+      for (const Case& c : g.second) std::printf("%s\n", list_line(c).c_str());
+    return 0;
+  }
+  resolve_backend(&s);
+  std::ofstream csv;
+  if (const std::string* path = args.get("--csv")) {
+    csv.open(*path);
+    if (!csv) throw ToolError("--csv: cannot write '" + *path + "'");
+    csv << "suite,case,elem,ms,copy_ms,ratio,plan_us,plan\n";
+  }
+  std::vector<std::pair<std::string, std::vector<Row>>> results;
+  size_t failed = 0;
+  for (const auto& [name, cases] : groups) {
+    results.push_back({name, run_suite(cases, s, args.has("--quiet"), csv.is_open() ? &csv : nullptr)});
+    for (const Row& r : results.back().second) failed += r.failed;
+  }
+  print_summary(results, s);
+  if (failed) std::fprintf(stderr, "xpose: bench: %zu case(s) failed\n", failed);
+  return failed ? 1 : 0;
+}
+
+}  // namespace xpose_tool

@@ -1,0 +1,13 @@
+// The subcommands of `xpose`; each returns the process exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace xpose_tool {
+
+int run_command(const std::vector<std::string>& args);
+int bench_command(const std::vector<std::string>& args);
+int explain_command(const std::vector<std::string>& args);
+
+}  // namespace xpose_tool

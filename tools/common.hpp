@@ -1,0 +1,81 @@
+// Shared vocabulary of the `xpose` command: cases, settings, errors, a portable random generator.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "xpose/xpose.h"
+
+namespace xpose_tool {
+
+// A failure the tool reports as one line, "xpose: <message>", with exit status 1.
+struct ToolError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A bad command line: reported like ToolError, with exit status 2.
+struct UsageError : ToolError {
+  using ToolError::ToolError;
+};
+
+// One transposition problem as the user states it (layout chosen by Settings).
+struct Case {
+  std::string suite;
+  std::string name;
+  std::vector<int64_t> extents;
+  std::vector<int> perm;
+
+  int64_t volume() const;
+};
+
+// What the command line chose; backend is resolved to CPU or CUDA before anything runs.
+struct Settings {
+  size_t elem = 8;
+  xpose_layout_t layout = XPOSE_COL_MAJOR;
+  xpose_backend_t backend = XPOSE_BACKEND_AUTO;
+  xpose_planning_t planning = XPOSE_PLAN_HEURISTIC;
+  int threads = 0;     // CPU backend and the CPU copy baseline; 0 = all hardware threads
+  std::string schema;  // empty: the planner chooses; else xpose_plan_create_forced
+  int reps = 0;        // 0: the backend's default
+
+  xpose_options_t options() const;
+  bool on_gpu() const { return backend == XPOSE_BACKEND_CUDA; }
+};
+
+// SplitMix64: the suites and the fills must be the same on every platform and standard library,
+// which std::uniform_int_distribution does not promise.
+class Random {
+ public:
+  explicit Random(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n) for n >= 1 (the modulo bias is irrelevant at these sizes).
+  uint64_t below(uint64_t n) { return next() % n; }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  uint64_t state_;
+};
+
+// Stateless hash of (seed, i): the word a parallel fill writes at word index i.
+inline uint64_t mix64(uint64_t seed, uint64_t i) {
+  return Random(seed ^ (i * 0xd1342543de82ef95ull)).next();
+}
+
+// "(4,5,6)" for {4,5,6}; "4,5,6" with parens = false.
+std::string join(const std::vector<int64_t>& v, bool parens = true);
+std::string join(const std::vector<int>& v, bool parens = true);
+
+const char* layout_name(xpose_layout_t layout);
+const char* backend_name(xpose_backend_t backend);
+
+// Throws ToolError with the library's status string and last error when `status` is not success.
+void check_status(xpose_status_t status, const std::string& what);
+
+}  // namespace xpose_tool

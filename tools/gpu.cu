@@ -1,0 +1,115 @@
+// gpu.hpp on the CUDA runtime. Compiled only when the build has a CUDA compiler; whether a device
+// exists is found at run time.
+#include <cuda_runtime.h>
+
+#include "common.hpp"
+#include "gpu.hpp"
+
+namespace xpose_tool::gpu {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw ToolError(std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+// One non-blocking stream for the whole run, so the legacy default stream's implicit
+// synchronization never enters the timings.
+cudaStream_t the_stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t created;
+    check(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking), "cudaStreamCreate");
+    return created;
+  }();
+  return s;
+}
+
+// Event pairs around each enqueue; the host waits once at the end, so launches stay back to back.
+std::vector<double> time_events(const std::function<void(cudaStream_t)>& enqueue, int reps) {
+  std::vector<cudaEvent_t> events(2 * static_cast<size_t>(reps));
+  for (auto& e : events) check(cudaEventCreate(&e), "cudaEventCreate");
+  const cudaStream_t s = the_stream();
+  for (int r = 0; r < reps; ++r) {
+    check(cudaEventRecord(events[2 * r], s), "cudaEventRecord");
+    enqueue(s);
+    check(cudaEventRecord(events[2 * r + 1], s), "cudaEventRecord");
+  }
+  check(cudaEventSynchronize(events.back()), "cudaEventSynchronize");
+  std::vector<double> ms(reps);
+  for (int r = 0; r < reps; ++r) {
+    float t = 0;
+    check(cudaEventElapsedTime(&t, events[2 * r], events[2 * r + 1]), "cudaEventElapsedTime");
+    ms[r] = t;
+  }
+  for (auto& e : events) cudaEventDestroy(e);
+  return ms;
+}
+
+}  // namespace
+
+bool usable(std::string* why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    if (why) *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+    cudaGetLastError();  // reset the error state so that later calls start clean
+    return false;
+  }
+  return true;
+}
+
+std::string device_name() {
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
+  return std::string(p.name) + " (sm_" + std::to_string(p.major) + std::to_string(p.minor) +
+         ", " + std::to_string(p.totalGlobalMem >> 30) + " GiB)";
+}
+
+void* alloc(size_t bytes) {
+  void* p = nullptr;
+  check(cudaMalloc(&p, bytes == 0 ? 1 : bytes), "cudaMalloc");
+  return p;
+}
+
+void release(void* ptr) {
+  if (ptr) cudaFree(ptr);
+}
+
+void upload(void* dst, const void* src, size_t bytes) {
+  // On the tool's stream and waited for: a legacy-stream cudaMemcpy from pageable memory may
+  // return before the data lands, and the non-blocking stream would not wait for it.
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, the_stream()),
+        "cudaMemcpy host to device");
+  synchronize();
+}
+
+void download(void* dst, const void* src, size_t bytes) {
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, the_stream()),
+        "cudaMemcpy device to host");
+  synchronize();
+}
+
+void fill(void* dst, unsigned char byte, size_t bytes) {
+  check(cudaMemsetAsync(dst, byte, bytes, the_stream()), "cudaMemset");
+  synchronize();
+}
+
+void synchronize() { check(cudaStreamSynchronize(the_stream()), "cudaStreamSynchronize"); }
+
+void* stream() { return the_stream(); }
+
+std::vector<double> time_ms(const std::function<void(void*)>& enqueue, int reps) {
+  return time_events([&](cudaStream_t s) { enqueue(s); }, reps);
+}
+
+std::vector<double> copy_ms(void* dst, const void* src, size_t bytes, int reps) {
+  return time_events(
+      [&](cudaStream_t s) {
+        check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
+      },
+      reps);
+}
+
+}  // namespace xpose_tool::gpu

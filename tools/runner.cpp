@@ -1,0 +1,182 @@
+#include "runner.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu.hpp"
+#include "timing.hpp"
+
+namespace xpose_tool {
+
+void resolve_backend(Settings* s) {
+  std::string why;
+  const bool tool_gpu = gpu::usable(&why);
+  if (s->backend == XPOSE_BACKEND_CUDA && !tool_gpu)
+    throw ToolError("--backend cuda: " + why);
+  if (s->backend != XPOSE_BACKEND_AUTO) return;
+  xpose_options_t o = s->options();
+  o.backend = XPOSE_BACKEND_CUDA;
+  const int64_t extents[2] = {2, 2};
+  const int perm[2] = {1, 0};
+  xpose_plan_t probe = nullptr;
+  const xpose_status_t st = xpose_plan_create(&probe, 2, extents, perm, s->elem, &o);
+  xpose_plan_destroy(probe);
+  if (st == XPOSE_SUCCESS && tool_gpu) {
+    s->backend = XPOSE_BACKEND_CUDA;
+  } else if (st == XPOSE_SUCCESS || st == XPOSE_ERROR_UNSUPPORTED) {
+    s->backend = XPOSE_BACKEND_CPU;
+  } else {
+    check_status(st, "--backend auto: probing the CUDA backend");
+  }
+}
+
+namespace {
+double now_us() {
+  using namespace std::chrono;
+  return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+PlanHandle create_fresh_plan(const Case& c, const Settings& s, double* us) {
+  PlanHandle plan(new xpose_plan_s);
+  const xpose_options_t o = s.options();
+  const double t0 = now_us();
+  const xpose_status_t st = xpose::detail::make_plan(
+      static_cast<int>(c.extents.size()), c.extents.data(), c.perm.data(), s.elem, &o,
+      s.schema.empty() ? nullptr : s.schema.c_str(), /*use_cache=*/false, &plan->plan);
+  *us = now_us() - t0;
+  check_status(st, "plan");
+  return plan;
+}
+
+PlanHandle create_public_plan(const Case& c, const Settings& s) {
+  xpose_plan_t p = nullptr;
+  const xpose_options_t o = s.options();
+  const int rank = static_cast<int>(c.extents.size());
+  const xpose_status_t st =
+      s.schema.empty()
+          ? xpose_plan_create(&p, rank, c.extents.data(), c.perm.data(), s.elem, &o)
+          : xpose_plan_create_forced(&p, rank, c.extents.data(), c.perm.data(), s.elem, &o,
+                                     s.schema.c_str());
+  check_status(st, "plan");
+  return PlanHandle(p);
+}
+
+std::string describe(xpose_plan_t plan) {
+  std::string text(xpose_plan_describe(plan, nullptr, 0), '\0');
+  xpose_plan_describe(plan, text.data(), text.size() + 1);
+  return text;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+namespace {
+unsigned char* host_alloc(size_t bytes) {
+  // Page-aligned so that "aligned data may be faster" paths are the ones measured.
+  const size_t rounded = (bytes + 4095) / 4096 * 4096;
+  void* p = std::aligned_alloc(4096, rounded == 0 ? 4096 : rounded);
+  if (!p) throw ToolError("out of host memory allocating " + std::to_string(bytes) + " bytes");
+  return static_cast<unsigned char*>(p);
+}
+
+// Every byte odd, hence non-zero; 2^56 values per 8-byte word, so a misplaced element of any
+// size is all but certain to differ from the right one.
+void fill_random(unsigned char* dst, size_t bytes, uint64_t seed, int threads) {
+  const int64_t words = static_cast<int64_t>(bytes / 8);
+#pragma omp parallel for schedule(static) num_threads(resolve_threads(threads))
+  for (int64_t k = 0; k < words; ++k) {
+    const uint64_t w = mix64(seed, static_cast<uint64_t>(k)) | 0x0101010101010101ull;
+    std::memcpy(dst + 8 * k, &w, 8);
+  }
+  for (size_t b = static_cast<size_t>(words) * 8; b < bytes; ++b)
+    dst[b] = static_cast<unsigned char>(mix64(seed, b) | 1);
+}
+}  // namespace
+
+Workspace::Workspace(const Settings& s, size_t max_bytes) : settings_(s), capacity_(max_bytes) {
+  host_in_ = host_alloc(max_bytes);
+  if (s.on_gpu()) {
+    host_out_ = host_alloc(max_bytes);
+    in_ = gpu::alloc(max_bytes);
+    out_ = gpu::alloc(max_bytes);
+  } else {
+    in_ = host_in_;
+    out_ = host_alloc(max_bytes);
+  }
+}
+
+Workspace::~Workspace() {
+  if (settings_.on_gpu()) {
+    gpu::release(in_);
+    gpu::release(out_);
+    std::free(host_out_);
+  } else {
+    std::free(out_);
+  }
+  std::free(host_in_);
+}
+
+void Workspace::prepare(size_t bytes, uint64_t seed) {
+  if (bytes > capacity_) throw ToolError("internal: case larger than the workspace");
+  fill_random(host_in_, bytes, seed, settings_.threads);
+  if (settings_.on_gpu()) {
+    gpu::upload(in_, host_in_, bytes);
+    gpu::fill(out_, 0, bytes);
+  } else {
+    parallel_memset(out_, 0, bytes, settings_.threads);
+  }
+}
+
+const unsigned char* Workspace::fetch_out(size_t bytes) {
+  if (!settings_.on_gpu()) return static_cast<const unsigned char*>(out_);
+  gpu::download(host_out_, out_, bytes);
+  return host_out_;
+}
+
+int default_reps(const Settings& s) { return s.reps > 0 ? s.reps : s.on_gpu() ? 20 : 5; }
+
+namespace {
+void execute(xpose_plan_t plan, const void* in, void* out, void* stream) {
+  check_status(xpose_execute(plan, in, out, stream), "execute");
+}
+
+// Median times of the plan and of the copy; both warmed up once first (the plan's warm-up
+// run is the checked one, made by the caller).
+void time_case(xpose_plan_t plan, Workspace& ws, size_t bytes, const Settings& s,
+               Measurement* m) {
+  const int reps = default_reps(s);
+  if (s.on_gpu()) {
+    m->samples = gpu::time_ms([&](void* stream) { execute(plan, ws.in(), ws.out(), stream); },
+                              reps);
+    gpu::copy_ms(ws.out(), ws.in(), bytes, 1);
+    m->copy_ms = median(gpu::copy_ms(ws.out(), ws.in(), bytes, reps));
+  } else {
+    m->samples = cpu_time_ms([&] { execute(plan, ws.in(), ws.out(), nullptr); }, reps);
+    const auto copy = [&] { parallel_memcpy(ws.out(), ws.in(), bytes, s.threads); };
+    copy();
+    m->copy_ms = median(cpu_time_ms(copy, reps));
+  }
+  m->ms = median(m->samples);
+}
+}  // namespace
+
+Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64_t seed) {
+  Measurement m;
+  const size_t bytes = static_cast<size_t>(c.volume()) * s.elem;
+  PlanHandle plan = create_fresh_plan(c, s, &m.plan_us);
+  m.plan = describe(plan.get());
+  if (bytes == 0) {
+    m.empty = true;
+    return m;
+  }
+  ws.prepare(bytes, seed);
+  void* stream = s.on_gpu() ? gpu::stream() : nullptr;
+  execute(plan.get(), ws.in(), ws.out(), stream);
+  m.check = check_transpose(c, s.elem, s.layout, ws.host_in(), ws.fetch_out(bytes), 1 << 18,
+                            seed + 1);
+  time_case(plan.get(), ws, bytes, s, &m);
+  return m;
+}
+
+}  // namespace xpose_tool

@@ -1,0 +1,230 @@
+#include "suites.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "args.hpp"
+
+namespace xpose_tool {
+namespace {
+
+Case make(const std::string& suite, const std::string& name, std::vector<int64_t> extents,
+          std::vector<int> perm) {
+  return Case{suite, name, std::move(extents), std::move(perm)};
+}
+
+// printf-style names; also sidesteps GCC 12's false -Wrestrict on "literal" + std::string.
+template <class... A>
+std::string format(const char* fmt, A... args) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+// A uniformly random permutation of 0..rank-1 other than the identity (rank >= 2).
+std::vector<int> random_perm(Random& rng, int rank) {
+  std::vector<int> p(rank);
+  do {
+    std::iota(p.begin(), p.end(), 0);
+    for (int i = rank - 1; i > 0; --i) std::swap(p[i], p[rng.below(i + 1)]);
+  } while (std::is_sorted(p.begin(), p.end()));
+  return p;
+}
+
+// `count` distinct random non-identity permutations.
+std::vector<std::vector<int>> distinct_perms(Random& rng, int rank, size_t count) {
+  std::vector<std::vector<int>> out;
+  while (out.size() < count) {
+    auto p = random_perm(rng, rank);
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  }
+  return out;
+}
+
+// Sizes are in elements, chosen for the default 8-byte elements: 2^23 elements is 64 MiB.
+std::vector<Case> quick() {
+  const std::string s = "quick";
+  return {make(s, "q01", {4096, 2048}, {1, 0}),
+          make(s, "q02", {256, 256, 128}, {2, 1, 0}),
+          make(s, "q03", {256, 256, 128}, {1, 0, 2}),
+          make(s, "q04", {256, 256, 128}, {0, 2, 1}),
+          make(s, "q05", {8, 1024, 1024}, {2, 1, 0}),
+          make(s, "q06", {64, 64, 64, 32}, {3, 2, 1, 0}),
+          make(s, "q07", {64, 64, 64, 32}, {1, 3, 0, 2}),
+          make(s, "q08", {32, 16, 32, 16, 32}, {4, 2, 0, 3, 1}),
+          make(s, "q09", {16, 16, 16, 16, 16, 8}, {5, 4, 3, 2, 1, 0}),
+          make(s, "q10", {16, 16, 16, 16, 16, 8}, {1, 0, 3, 2, 5, 4})};
+}
+
+// TTLG's 6D study: every permutation, identity included, in lexicographic order.
+std::vector<Case> ttlg6d(int64_t extent) {
+  const std::string s = format("ttlg6d-%lld", static_cast<long long>(extent));
+  std::vector<Case> out;
+  std::vector<int> p = {0, 1, 2, 3, 4, 5};
+  do {
+    std::string name = "p";
+    for (int k : p) name += static_cast<char>('0' + k);  // "p012345"
+    out.push_back(make(s, name, std::vector<int64_t>(6, extent), p));
+  } while (std::next_permutation(p.begin(), p.end()));
+  return out;
+}
+
+// Extents of `rank` dimensions whose largest/smallest is about `ratio`, volume about `volume`:
+// log-uniform between the two ends, then scaled and shuffled.
+std::vector<int64_t> ratio_extents(Random& rng, int rank, double ratio, double volume) {
+  std::vector<double> f(rank);
+  for (int k = 0; k < rank; ++k) f[k] = k == 0 ? 0.0 : k == 1 ? 1.0 : rng.unit();
+  const double sum = std::accumulate(f.begin(), f.end(), 0.0);
+  const double smallest = std::pow(volume / std::pow(ratio, sum), 1.0 / rank);
+  std::vector<int64_t> e(rank);
+  for (int k = 0; k < rank; ++k)
+    e[k] = std::max<int64_t>(1, std::llround(smallest * std::pow(ratio, f[k])));
+  for (int i = rank - 1; i > 0; --i) std::swap(e[i], e[rng.below(i + 1)]);
+  return e;
+}
+
+// cuTT's random suite: ranks 2-8, ~25M elements (200 MB of doubles), extent ratios 1, 5 and 15,
+// four random non-identity permutations per (rank, ratio), without repeats: rank 2 has fewer
+// distinct cases (one for ratio 1, two for 5 and 15), 77 cases in all.
+std::vector<Case> cutt_random() {
+  Random rng(20170704);
+  std::vector<Case> out;
+  for (int rank = 2; rank <= 8; ++rank)
+    for (int ratio : {1, 5, 15}) {
+      std::vector<Case> group;
+      for (int attempt = 0; attempt < 64 && group.size() < 4; ++attempt) {
+        Case c = make("cutt-random", format("r%dx%d-%zu", rank, ratio, group.size()),
+                      ratio_extents(rng, rank, ratio, 25e6), random_perm(rng, rank));
+        const auto same = [&](const Case& o) { return o.extents == c.extents && o.perm == c.perm; };
+        if (std::none_of(group.begin(), group.end(), same)) group.push_back(std::move(c));
+      }
+      out.insert(out.end(), group.begin(), group.end());
+    }
+  return out;
+}
+
+std::vector<Case> fixed_extents(const std::string& suite, std::vector<int64_t> e, size_t count,
+                                uint64_t seed) {
+  Random rng(seed);
+  std::vector<Case> out;
+  for (const auto& p : distinct_perms(rng, static_cast<int>(e.size()), count))
+    out.push_back(make(suite, format("p%03zu", out.size()), e, p));
+  return out;
+}
+
+std::vector<Case> square() {
+  std::vector<Case> out;
+  for (int64_t n = 13952; n <= 13968; ++n)
+    out.push_back(make("square", format("n%lld", static_cast<long long>(n)), {n, n}, {1, 0}));
+  return out;
+}
+
+// Latency-bound sizes: 4 KiB to 1 MiB of doubles, ranks 2, 3, 4 and 6, two perms each.
+std::vector<Case> small() {
+  Random rng(4096);
+  std::vector<Case> out;
+  for (int64_t elems : {512, 2048, 8192, 32768, 131072})
+    for (int rank : {2, 3, 4, 6})
+      for (int i = 0; i < 2; ++i)
+        out.push_back(make("small",
+                           format("v%lldr%d-%d", static_cast<long long>(elems), rank, i),
+                           ratio_extents(rng, rank, 1 + 3 * rng.unit(), elems),
+                           random_perm(rng, rank)));
+  return out;
+}
+
+std::vector<Case> builtin(const std::string& name) {
+  if (name == "quick") return quick();
+  if (name == "ttlg6d-15") return ttlg6d(15);
+  if (name == "ttlg6d-16") return ttlg6d(16);
+  if (name == "ttlg6d-17") return ttlg6d(17);
+  if (name == "cutt-random") return cutt_random();
+  if (name == "cutt-rank8") return fixed_extents("cutt-rank8", {5, 3, 2, 4, 35, 33, 37, 40}, 100, 8);
+  if (name == "cutt-rank12")
+    return fixed_extents("cutt-rank12", {2, 3, 4, 3, 2, 2, 3, 2, 20, 18, 22, 24}, 100, 12);
+  if (name == "square") return square();
+  if (name == "small") return small();
+  return {};
+}
+
+std::vector<Case> from_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw UsageError("bench: cannot read suite file '" + path + "'");
+  std::string stem = path.substr(path.find_last_of('/') + 1);
+  stem = stem.substr(0, stem.rfind(".txt"));
+  std::vector<Case> out;
+  std::string line;
+  for (int n = 1; std::getline(f, line); ++n) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream in(line);
+    std::vector<std::string> w;
+    for (std::string t; in >> t;) w.push_back(t);
+    if (w.empty()) continue;
+    const std::string where = path + ":" + std::to_string(n) + ": ";
+    if (w.size() != 3 && w.size() != 4)
+      throw UsageError(where + "expected '[SUITE] CASE EXTENTS PERM'");
+    const size_t o = w.size() - 3;
+    Case c{o ? w[0] : stem, w[o], parse_int_list(where + "extents", w[o + 1]), {}};
+    for (int64_t p : parse_int_list(where + "perm", w[o + 2])) c.perm.push_back(static_cast<int>(p));
+    check_case(c, where);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<SuiteInfo>& builtin_suites() {
+  static const std::vector<SuiteInfo> suites = {
+      {"quick", "10 cases of 64 MiB, ranks 2-6 (the README's first benchmark)"},
+      {"ttlg6d-15", "6D, all extents 15, all 720 permutations"},
+      {"ttlg6d-16", "6D, all extents 16, all 720 permutations"},
+      {"ttlg6d-17", "6D, all extents 17, all 720 permutations"},
+      {"cutt-random", "cuTT's random suite: ranks 2-8, ~200 MB, extent ratios 1, 5, 15"},
+      {"cutt-rank8", "{5,3,2,4,35,33,37,40}, 100 random permutations"},
+      {"cutt-rank12", "{2,3,4,3,2,2,3,2,20,18,22,24}, 100 random permutations"},
+      {"square", "rank-2 transposes of side 13952..13968"},
+      {"small", "4 KiB to 1 MiB, ranks 2-6 (latency; not part of all)"},
+      {"all", "every suite above but quick and small"}};
+  return suites;
+}
+
+std::vector<Case> load_suite(const std::string& name) {
+  if (name.find('/') != std::string::npos ||
+      (name.size() > 4 && name.compare(name.size() - 4, 4, ".txt") == 0))
+    return from_file(name);
+  if (name == "all") {
+    std::vector<Case> out;
+    for (const auto& s : builtin_suites()) {
+      if (s.name == "quick" || s.name == "small" || s.name == "all") continue;
+      auto cases = builtin(s.name);
+      out.insert(out.end(), cases.begin(), cases.end());
+    }
+    return out;
+  }
+  auto cases = builtin(name);
+  if (cases.empty()) {
+    std::string names;
+    for (const auto& s : builtin_suites()) names += " " + s.name;
+    throw UsageError("bench: unknown suite '" + name + "' (built-in:" + names +
+                     "; or a suite file path)");
+  }
+  return cases;
+}
+
+std::string list_line(const Case& c) {
+  return c.suite + " " + c.name + " " + join(c.extents, false) + " " + join(c.perm, false);
+}
+
+std::vector<Case> spread(const std::vector<Case>& cases, size_t n) {
+  if (n >= cases.size()) return cases;
+  std::vector<Case> out;
+  for (size_t k = 0; k < n; ++k) out.push_back(cases[k * cases.size() / n]);
+  return out;
+}
+
+}  // namespace xpose_tool
