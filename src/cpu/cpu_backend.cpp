@@ -1,34 +1,245 @@
-// SCAFFOLDING (to be replaced by the real CPU backend): element-wise odometer copy.
+// The CPU backend's planner: which schemas apply to a problem, their predicted cost, the
+// heuristic choice (cheapest prediction) or the measured one, and forcing a schema by name.
+//
+// Schemas (docs/cpu.md): copy, direct, super, matrix, blocked. Forcing syntax:
+//   name[:key=value[,key=value...]]   keys: ti, to (tile sides, tiled schemas), nt (0 or 1)
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
-#include "core/backend.hpp"
 #include "core/status.hpp"
+#include "cpu/plans.hpp"
 
 namespace xpose::detail {
 namespace {
-class NaivePlan final : public BackendPlan {
- public:
-  explicit NaivePlan(const Problem& p) : p_(p) {}
-  xpose_status_t execute(const void* in, void* out, void*) const override {
-    const Layout g = p_.gather();
-    const auto* src = static_cast<const unsigned char*>(in);
-    auto* dst = static_cast<unsigned char*>(out);
-    for (int64_t j = 0; j < p_.volume; ++j)
-      std::memcpy(dst + j * p_.elem_size, src + g(j) * p_.elem_size, p_.elem_size);
-    return XPOSE_SUCCESS;
-  }
-  std::string describe() const override { return "naive\n"; }
- private:
-  Problem p_;
+
+using namespace cpu;
+
+enum class Schema { kCopy, kDirect, kSuper, kMatrix, kBlocked };
+constexpr const char* kSchemaNames[] = {"copy", "direct", "super", "matrix", "blocked"};
+constexpr const char* kValidSchemas = "copy, direct, super, matrix, blocked";
+
+struct Spec {
+  Schema schema = Schema::kCopy;
+  TileRequest tile;
+  int nt = -1;  // -1: by output size (want_nt)
 };
+
+// A built candidate: the plan and what the model predicts for it.
+struct Built {
+  BackendPlanPtr plan;
+  double predicted = -1;
+};
+
+const char* name_of(Schema s) { return kSchemaNames[static_cast<int>(s)]; }
+
+// Why `s` does not apply to `p`, or "" when it does (tile-level checks come later).
+std::string inapplicable(Schema s, const Problem& p) {
+  const bool leading_stays = p.rank >= 2 && p.perm[0] == 0;
+  switch (s) {
+    case Schema::kCopy:
+      return p.rank <= 1 ? "" : "copy needs rank <= 1 after normalization, this is rank " +
+                                    std::to_string(p.rank);
+    case Schema::kDirect:
+    case Schema::kSuper:
+      return leading_stays ? "" : "the leading input dimension must stay leading (perm[0] == 0 "
+                                  "at rank >= 2 after normalization)";
+    case Schema::kMatrix:
+    case Schema::kBlocked:
+      return p.rank >= 2 && p.perm[0] != 0
+                 ? ""
+                 : "the leading dimension must change (perm[0] != 0 at rank >= 2 after "
+                   "normalization)";
+  }
+  return "unknown schema";
+}
+
+// Builds `spec` for `p`; false with `why` when it does not apply.
+bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::string* why) {
+  *why = inapplicable(spec.schema, p);
+  if (!why->empty()) return false;
+  ExecSettings x;
+  x.threads = threads;
+  x.nt = spec.nt < 0 ? want_nt(p.bytes(), threads) : spec.nt == 1;
+  if (spec.schema == Schema::kCopy || spec.schema == Schema::kDirect) {
+    out->predicted = predict_run(p, make_run_geometry(p), x);
+    out->plan = make_run_plan(p, x, out->predicted);
+    return true;
+  }
+  const Shape s = spec.schema == Schema::kSuper ? super_shape(p) : shape_of(p);
+  TileRequest req = spec.tile;
+  req.matrix = spec.schema == Schema::kMatrix;
+  auto g = std::make_unique<TileGeometry>();
+  if (!make_tile_geometry(s, req, g.get(), why)) return false;
+  out->predicted = predict_tile(*g, s.volume, x);
+  out->plan = make_tile_plan(name_of(spec.schema), *g, x, out->predicted);
+  return true;
+}
+
+// The schemas the planner considers for `p`, default parameters.
+int candidate_specs(const Problem& p, Spec* specs) {
+  int n = 0;
+  if (p.rank <= 1) {
+    specs[n++].schema = Schema::kCopy;
+  } else if (p.perm[0] == 0) {
+    specs[n++].schema = Schema::kDirect;
+    specs[n++].schema = Schema::kSuper;
+  } else {
+    specs[n++].schema = Schema::kBlocked;
+    specs[n++].schema = Schema::kMatrix;
+  }
+  return n;
+}
+
+// Parses "name[:key=value,...]".
+bool parse_schema(const std::string& text, Spec* spec, std::string* why) {
+  const size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  const auto* it = std::find_if(std::begin(kSchemaNames), std::end(kSchemaNames),
+                                [&](const char* n) { return name == n; });
+  if (it == std::end(kSchemaNames)) {
+    *why = "unknown CPU schema '" + name + "'; valid: " + kValidSchemas;
+    return false;
+  }
+  spec->schema = static_cast<Schema>(it - std::begin(kSchemaNames));
+  for (size_t pos = colon; pos != std::string::npos && pos + 1 < text.size();) {
+    const size_t end = text.find(',', pos + 1);
+    const std::string kv = text.substr(pos + 1, end == std::string::npos ? end : end - pos - 1);
+    pos = end;
+    const size_t eq = kv.find('=');
+    char* stop = nullptr;
+    const long v = eq == std::string::npos ? -1 : std::strtol(kv.c_str() + eq + 1, &stop, 10);
+    const std::string key = kv.substr(0, eq);
+    const bool number = stop != nullptr && *stop == '\0' && stop != kv.c_str() + eq + 1;
+    if (key == "nt" && number && (v == 0 || v == 1)) {
+      spec->nt = static_cast<int>(v);
+    } else if ((key == "ti" || key == "to") && number && v >= 1 && v <= 256) {
+      (key == "ti" ? spec->tile.ti : spec->tile.to) = static_cast<int>(v);
+    } else {
+      *why = "bad parameter '" + kv + "' in schema '" + text +
+             "'; expected ti=1..256, to=1..256 or nt=0|1";
+      return false;
+    }
+  }
+  return true;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Scratch buffers of measure planning, allocated at plan time and freed on return.
+struct Scratch {
+  char* in = nullptr;
+  char* out = nullptr;
+  explicit Scratch(int64_t bytes) {
+    const size_t n = (static_cast<size_t>(bytes) + 63) / 64 * 64;
+    in = static_cast<char*>(::operator new(n, std::align_val_t(64), std::nothrow));
+    out = static_cast<char*>(::operator new(n, std::align_val_t(64), std::nothrow));
+    if (in != nullptr && out != nullptr) {
+      std::memset(in, 0x5a, n);
+      std::memset(out, 0, n);
+    }
+  }
+  ~Scratch() {
+    ::operator delete(in, std::align_val_t(64), std::nothrow);
+    ::operator delete(out, std::align_val_t(64), std::nothrow);
+  }
+  bool ok() const { return in != nullptr && out != nullptr; }
+};
+
+// Best of kTuning.measure_reps runs after one warm-up.
+double time_plan(const BackendPlan& plan, const Scratch& s) {
+  plan.execute(s.in, s.out, nullptr);
+  double best = 1e30;
+  for (int r = 0; r < kTuning.measure_reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    plan.execute(s.in, s.out, nullptr);
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
+struct Considered {
+  Built built;
+  Candidate info;
+};
+
+// Every applicable candidate, predicted; measured (top few by prediction) in measure mode;
+// `chosen` marks the pick. Returns the index of the pick.
+int consider(const Problem& p, const xpose_options_t& o, std::vector<Considered>* all) {
+  Spec specs[8];
+  const int n = candidate_specs(p, specs);
+  const int threads = resolve_threads(o.num_threads);
+  std::string why;
+  for (int i = 0; i < n; ++i) {
+    Considered c;
+    if (!build(p, specs[i], threads, &c.built, &why)) continue;
+    c.info.description = c.built.plan->describe();
+    c.info.predicted_seconds = c.built.predicted;
+    all->push_back(std::move(c));
+  }
+  std::stable_sort(all->begin(), all->end(), [](const Considered& a, const Considered& b) {
+    return a.built.predicted < b.built.predicted;
+  });
+  int pick = 0;
+  if (o.planning == XPOSE_PLAN_MEASURE && all->size() > 1) {
+    const Scratch scratch(p.bytes());
+    const int top = std::min<int>(kTuning.measure_top, static_cast<int>(all->size()));
+    for (int i = 0; scratch.ok() && i < top; ++i) {
+      (*all)[i].info.measured_seconds = time_plan(*(*all)[i].built.plan, scratch);
+      if ((*all)[i].info.measured_seconds < (*all)[pick].info.measured_seconds) pick = i;
+    }
+  }
+  (*all)[pick].info.chosen = true;
+  return pick;
+}
+
 }  // namespace
 
-xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t&, const std::string&,
-                             BackendPlanPtr* plan) {
-  *plan = std::make_shared<NaivePlan>(p);
+xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
+                             const std::string& schema, BackendPlanPtr* plan) {
+  if (!schema.empty()) {
+    Spec spec;
+    std::string why;
+    if (!parse_schema(schema, &spec, &why)) return fail(XPOSE_ERROR_INVALID_ARGUMENT, why);
+    Built b;
+    if (!build(p, spec, resolve_threads(options.num_threads), &b, &why))
+      return fail(XPOSE_ERROR_INVALID_ARGUMENT,
+                  "schema '" + schema + "' does not apply: " + why);
+    *plan = std::move(b.plan);
+    return XPOSE_SUCCESS;
+  }
+  if (options.planning == XPOSE_PLAN_HEURISTIC) {
+    Spec specs[8];
+    const int n = candidate_specs(p, specs);
+    const int threads = resolve_threads(options.num_threads);
+    Built best;
+    std::string why;
+    for (int i = 0; i < n; ++i) {
+      Built b;
+      if (build(p, specs[i], threads, &b, &why) && (!best.plan || b.predicted < best.predicted))
+        best = std::move(b);
+    }
+    if (!best.plan) return fail(XPOSE_ERROR_INTERNAL, "no CPU schema applies to " + p.to_string());
+    *plan = std::move(best.plan);
+    return XPOSE_SUCCESS;
+  }
+  std::vector<Considered> all;
+  const int pick = consider(p, options, &all);
+  if (all.empty()) return fail(XPOSE_ERROR_INTERNAL, "no CPU schema applies to " + p.to_string());
+  *plan = std::move(all[pick].built.plan);
   return XPOSE_SUCCESS;
 }
-xpose_status_t cpu_candidates(const Problem&, const xpose_options_t&, std::vector<Candidate>*) {
+
+xpose_status_t cpu_candidates(const Problem& p, const xpose_options_t& options,
+                              std::vector<Candidate>* candidates) {
+  std::vector<Considered> all;
+  consider(p, options, &all);
+  for (auto& c : all) candidates->push_back(std::move(c.info));
   return XPOSE_SUCCESS;
 }
+
 }  // namespace xpose::detail

@@ -1,0 +1,106 @@
+// Scalar tile kernels (every element size), run-time ISA selection, and the streaming row copy.
+#include "cpu/kernels.hpp"
+
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "cpu/tile_loop.hpp"
+
+namespace xpose::detail::cpu {
+namespace {
+
+template <size_t E>
+void tile_fixed(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+                int nc, size_t) {
+  tile_scalar<E>(in, icol, out, orow, 0, nr, 0, nc);
+}
+
+// Elements of any size `eb` that is a multiple of U (super-elements of `super` plans): each
+// element is copied as eb / U fixed-size units, so the compiler emits plain U-byte moves.
+template <size_t U>
+void tile_units(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+                int nc, size_t eb) {
+  const size_t units = eb / U;
+  for (int c = 0; c < nc; ++c) {
+    const char* src = in + icol[c];
+    for (int r = 0; r < nr; ++r) {
+      const char* s = src + r * eb;
+      char* d = out + orow[r] + c * eb;
+      for (size_t u = 0; u < units; ++u) std::memcpy(d + u * U, s + u * U, U);
+    }
+  }
+}
+
+TileKernel scalar_kernel(size_t eb) {
+  switch (eb) {
+    case 1: return {tile_fixed<1>, "scalar"};
+    case 2: return {tile_fixed<2>, "scalar"};
+    case 4: return {tile_fixed<4>, "scalar"};
+    case 8: return {tile_fixed<8>, "scalar"};
+    case 16: return {tile_fixed<16>, "scalar"};
+    default: break;
+  }
+  if (eb % 16 == 0) return {tile_units<16>, "scalar-units16"};
+  if (eb % 8 == 0) return {tile_units<8>, "scalar-units8"};
+  if (eb % 4 == 0) return {tile_units<4>, "scalar-units4"};
+  if (eb % 2 == 0) return {tile_units<2>, "scalar-units2"};
+  return {tile_units<1>, "scalar-units1"};
+}
+
+// The widest ISA table this CPU supports, detected once (immutable afterwards).
+const IsaKernels* best_isa() {
+  static const IsaKernels* const best = [] {
+    const IsaKernels* k = avx512_kernels();
+    if (k == nullptr) k = avx2_kernels();
+    if (k == nullptr) k = sse2_kernels();
+    return k;
+  }();
+  return best;
+}
+
+}  // namespace
+
+TileKernel select_tile_kernel(size_t eb) {
+  const IsaKernels* isa = best_isa();
+  if (isa != nullptr && eb == 4) return isa->k4;
+  if (isa != nullptr && eb == 8) return isa->k8;
+  return scalar_kernel(eb);
+}
+
+void copy_bytes(char* dst, const char* src, size_t n, bool nt) {
+#if defined(__x86_64__)
+  // Only whole destination lines are streamed: a partial non-temporal line is flushed from the
+  // write-combining buffer as a partial write, which the memory controller turns into a
+  // read-modify-write (measured 10x slower than regular stores, docs/perf/cpu-2core.md).
+  const size_t head = (64 - (reinterpret_cast<uintptr_t>(dst) & 63)) & 63;
+  if (nt && n >= head + 64) {
+    std::memcpy(dst, src, head);
+    size_t i = head;
+    for (; i + 64 <= n; i += 64) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+      const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+    }
+    std::memcpy(dst + i, src + i, n - i);
+    return;
+  }
+#endif
+  (void)nt;
+  std::memcpy(dst, src, n);
+}
+
+void store_fence() {
+#if defined(__x86_64__)
+  _mm_sfence();
+#endif
+}
+
+}  // namespace xpose::detail::cpu

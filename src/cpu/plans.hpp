@@ -1,0 +1,99 @@
+// The CPU backend's schemas as plan values: `copy`/`direct` (contiguous runs) and the tiled
+// `blocked`/`matrix`/`super` family (Lyakh's minor input/output multi-indices), their geometry
+// builders, cost model and describe text. cpu_backend.cpp chooses among them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/backend.hpp"
+#include "core/problem.hpp"
+#include "cpu/kernels.hpp"
+#include "cpu/tuning.hpp"
+
+namespace xpose::detail::cpu {
+
+// A transposition in the form the schemas work on: `eb`-byte elements (a `super` plan's element
+// is the whole leading run), column-major, out dim i = in dim perm[i].
+struct Shape {
+  int rank = 0;
+  Extents extent{};
+  Perm perm{};
+  size_t eb = 0;
+  int64_t volume = 0;
+};
+
+Shape shape_of(const Problem& p);
+// The problem with its leading dimension (perm[0] == 0) folded into the element.
+Shape super_shape(const Problem& p);
+
+// Settings common to every schema.
+struct ExecSettings {
+  int threads = 1;   // OpenMP threads of execute
+  bool nt = false;   // non-temporal stores
+};
+
+// Contiguous runs: rank <= 1 (`copy`) or a leading index that stays (`direct`).
+struct RunGeometry {
+  int64_t run = 0;        // elements per contiguous run (the whole tensor for `copy`)
+  int outer_rank = 0;     // the remaining dims, in output order
+  int64_t outer_extent[kMaxRank]{};
+  int64_t outer_in_stride[kMaxRank]{};  // elements
+};
+
+RunGeometry make_run_geometry(const Problem& p);
+
+// Requested tile sides (elements); 0 = the tuning table's value.
+struct TileRequest {
+  int ti = 0;
+  int to = 0;
+  bool matrix = false;  // J = {input dim 0}, I = {output dim 0} only (Lyakh's 2D special case)
+};
+
+// One loop of the outer nest: tile segments or an external dim. Strides in bytes.
+struct LoopDim {
+  int64_t extent;
+  int64_t in_stride;
+  int64_t out_stride;
+};
+
+// The tiled schemas' loop nest: J = input dims 0..m-1 (last one segmented by j_seg), I = output
+// dims 0..k-1 (last one segmented by i_seg), disjoint. A tile is TI x TO elements: element
+// (r, c) at in + in_off + icol[c] + r * eb, out + out_off + orow[r] + c * eb.
+struct TileGeometry {
+  size_t eb = 0;
+  int m = 0, k = 0;
+  int ti = 0, to = 0;                  // full tile sides
+  int64_t j_inner = 1, j_seg = 1, j_last_extent = 1;  // TI = j_inner * j_seg
+  int64_t i_inner = 1, i_seg = 1, i_last_extent = 1;  // TO = i_inner * i_seg
+  int loops = 0;                       // outer nest, loop 0 innermost (sorted by out stride)
+  LoopDim loop[kMaxRank + 2]{};
+  int j_loop = -1, i_loop = -1;        // which loops walk the J and I segments
+  int64_t tasks = 1;                   // tiles in all
+  int64_t icol[Tuning::kMaxTileSide]{};
+  int64_t orow[Tuning::kMaxTileSide]{};
+};
+
+// Builds the tile geometry of `s` (s.rank >= 2, s.perm[0] != 0). False, with `why`, when the
+// request cannot apply (matrix without long enough leading extents, bad sides).
+bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g, std::string* why);
+
+// Executable plans.
+BackendPlanPtr make_run_plan(const Problem& p, const ExecSettings& x, double predicted);
+BackendPlanPtr make_tile_plan(const char* schema, const TileGeometry& g, const ExecSettings& x,
+                              double predicted);
+
+// Cost model: predicted seconds of each schema (bandwidth model, see docs/cpu.md).
+double predict_run(const Problem& p, const RunGeometry& g, const ExecSettings& x);
+double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x);
+
+// Thread count of options.num_threads (0 = omp_get_max_threads()).
+int resolve_threads(int requested);
+// Whether an output of `bytes` written by `threads` threads should use non-temporal stores:
+// beyond half the LLC share of those threads (the LLC size is queried once).
+bool want_nt(int64_t bytes, int threads);
+// Cost model: memory traffic of writing `bytes`, per byte, with or without non-temporal stores.
+double write_factor(int64_t bytes, const ExecSettings& x);
+
+}  // namespace xpose::detail::cpu

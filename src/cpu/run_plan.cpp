@@ -1,0 +1,149 @@
+// The contiguous-run schemas: `copy` (rank <= 1) and `direct` (the leading index stays, so the
+// tensor is runs of extent[0] elements, each copied whole). The output is split into equal
+// line-aligned element ranges, one per thread; each thread walks its runs in output order.
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+
+#include "cpu/plans.hpp"
+
+namespace xpose::detail::cpu {
+namespace {
+
+class RunPlan final : public BackendPlan {
+ public:
+  RunPlan(const Problem& p, const ExecSettings& x, double predicted)
+      : g_(make_run_geometry(p)), eb_(static_cast<int64_t>(p.elem_size)), volume_(p.volume),
+        x_(x), predicted_(predicted) {}
+
+  xpose_status_t execute(const void* in, void* out, void*) const override {
+    const auto* src = static_cast<const char*>(in);
+    auto* dst = static_cast<char*>(out);
+    if (x_.threads <= 1) {
+      run(src, dst, 0, volume_);
+      return XPOSE_SUCCESS;
+    }
+    // Boundaries on whole cache lines of the output (when the element divides a line).
+    const int64_t align = std::max<int64_t>(1, kTuning.line_bytes / eb_);
+#pragma omp parallel num_threads(x_.threads)
+    {
+      const int64_t nth = omp_get_num_threads(), tid = omp_get_thread_num();
+      const int64_t lines = (volume_ + align - 1) / align;
+      run(src, dst, std::min(volume_, lines * tid / nth * align),
+          std::min(volume_, lines * (tid + 1) / nth * align));
+    }
+    return XPOSE_SUCCESS;
+  }
+
+  std::string describe() const override {
+    std::ostringstream d;
+    d << (g_.outer_rank == 0 ? "copy" : "direct") << " run=" << g_.run << " nt=" << x_.nt
+      << " threads=" << x_.threads << "\n  " << g_.run * eb_
+      << " B contiguous runs; outer dims (output order):";
+    for (int i = 0; i < g_.outer_rank; ++i) d << " " << g_.outer_extent[i];
+    d << "\n  stores: " << (x_.nt ? "non-temporal" : "regular") << "; predicted "
+      << predicted_ * 1e3 << " ms\n";
+    return d.str();
+  }
+
+ private:
+  // Output elements [e0, e1).
+  void run(const char* in, char* out, int64_t e0, int64_t e1) const {
+    if (e0 >= e1) return;
+    int64_t q = e0 / g_.run, o = e0 % g_.run;
+    int64_t coord[kMaxRank]{}, in_off = 0;  // odometer over the outer dims, input elements
+    for (int i = 0; i < g_.outer_rank; ++i) {
+      coord[i] = q % g_.outer_extent[i];
+      q /= g_.outer_extent[i];
+      in_off += coord[i] * g_.outer_in_stride[i];
+    }
+    for (int64_t e = e0; e < e1;) {
+      const int64_t len = std::min(g_.run - o, e1 - e);
+      copy_bytes(out + e * eb_, in + (in_off + o) * eb_, static_cast<size_t>(len * eb_), x_.nt);
+      e += len;
+      o = 0;
+      for (int i = 0; i < g_.outer_rank; ++i) {
+        in_off += g_.outer_in_stride[i];
+        if (++coord[i] < g_.outer_extent[i]) break;
+        in_off -= g_.outer_in_stride[i] * g_.outer_extent[i];
+        coord[i] = 0;
+      }
+    }
+    if (x_.nt) store_fence();
+  }
+
+  RunGeometry g_;
+  int64_t eb_, volume_;
+  ExecSettings x_;
+  double predicted_;
+};
+
+int64_t llc_bytes() {
+  static const int64_t bytes = [] {
+    long v = -1;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (v <= 0) v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return v > 0 ? static_cast<int64_t>(v) : kTuning.fallback_llc_bytes;
+  }();
+  return bytes;
+}
+
+}  // namespace
+
+RunGeometry make_run_geometry(const Problem& p) {
+  RunGeometry g;
+  if (p.rank <= 1) {
+    g.run = p.volume;
+    return g;
+  }
+  int64_t is[kMaxRank], acc = 1;
+  for (int d = 0; d < p.rank; ++d) {
+    is[d] = acc;
+    acc *= p.extent[d];
+  }
+  g.run = p.extent[0];
+  g.outer_rank = p.rank - 1;
+  for (int i = 1; i < p.rank; ++i) {
+    g.outer_extent[i - 1] = p.extent[p.perm[i]];
+    g.outer_in_stride[i - 1] = is[p.perm[i]];
+  }
+  return g;
+}
+
+BackendPlanPtr make_run_plan(const Problem& p, const ExecSettings& x, double predicted) {
+  return std::make_shared<RunPlan>(p, x, predicted);
+}
+
+double predict_run(const Problem& p, const RunGeometry& g, const ExecSettings& x) {
+  const double bytes = static_cast<double>(p.bytes());
+  const double run = static_cast<double>(g.run) * static_cast<double>(p.elem_size);
+  const double line = static_cast<double>(kTuning.line_bytes);
+  // Reads of short runs waste part of their first and last lines; plus a fixed cost per run.
+  const double read = bytes * (1.0 + 0.5 * line / std::max(run, line));
+  const double write = bytes * write_factor(p.bytes(), x);
+  const double bw = std::min(kTuning.bandwidth_socket, kTuning.bandwidth_per_thread * x.threads);
+  const double runs = static_cast<double>(p.volume) / static_cast<double>(g.run);
+  return (read + write) / bw + runs * kTuning.run_overhead_s / x.threads;
+}
+
+int resolve_threads(int requested) {
+  return requested > 0 ? requested : std::max(1, omp_get_max_threads());
+}
+
+double write_factor(int64_t bytes, const ExecSettings& x) {
+  const bool nt = x.nt;
+  if (want_nt(bytes, x.threads)) return nt ? 1.0 : kTuning.rfo_write_factor;
+  return nt ? kTuning.nt_in_cache_factor : 1.0;
+}
+
+bool want_nt(int64_t bytes, int threads) {
+  const int64_t share = std::min(llc_bytes(), kTuning.llc_share_per_thread * threads);
+  return static_cast<double>(bytes) > kTuning.nt_llc_fraction * static_cast<double>(share);
+}
+
+}  // namespace xpose::detail::cpu

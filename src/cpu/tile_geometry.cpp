@@ -1,0 +1,204 @@
+// Geometry of the tiled schemas (`blocked`, `matrix`, `super`): which dims form the minor input
+// and output multi-indices, how their last dims are segmented, the outer loop nest, the offset
+// tables of one tile, and the cost model. Lyakh, paper 003 section II, with disjoint J and I.
+#include <algorithm>
+#include <bit>
+
+#include "cpu/plans.hpp"
+
+namespace xpose::detail::cpu {
+namespace {
+
+// Input strides (elements) of a compact column-major shape.
+void input_strides(const Shape& s, int64_t* stride) {
+  int64_t acc = 1;
+  for (int d = 0; d < s.rank; ++d) {
+    stride[d] = acc;
+    acc *= s.extent[d];
+  }
+}
+
+// Output strides (elements) of each input dim.
+void output_strides(const Shape& s, int64_t* stride) {
+  int64_t acc = 1;
+  for (int i = 0; i < s.rank; ++i) {
+    stride[s.perm[i]] = acc;
+    acc *= s.extent[s.perm[i]];
+  }
+}
+
+TileShape default_tile(size_t eb) {
+  if (std::has_single_bit(eb) && eb <= 16) return kTuning.tile_by_size[std::countr_zero(eb)];
+  const int side = static_cast<int>(std::max<int64_t>(2, kTuning.super_run_bytes / int64_t(eb)));
+  return {side, side};
+}
+
+// The minor multi-indices: grows J (input dims 0, 1, ..) and I (output dims 0, 1, ..) in turn
+// until each reaches its target volume or meets a dim the other already holds.
+struct Minor {
+  int m = 1, k = 1;
+  int64_t vol_j = 1, vol_i = 1;
+  bool in_j[kMaxRank]{}, in_i[kMaxRank]{};
+};
+
+void grow(const Shape& s, int64_t tj, int64_t tk, Minor* mi) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    if (mi->vol_j < tj && mi->m < s.rank && !mi->in_i[mi->m]) {
+      mi->in_j[mi->m] = true;
+      mi->vol_j *= s.extent[mi->m++];
+      changed = true;
+    }
+    if (mi->vol_i < tk && mi->k < s.rank && !mi->in_j[s.perm[mi->k]]) {
+      mi->in_i[s.perm[mi->k]] = true;
+      mi->vol_i *= s.extent[s.perm[mi->k++]];
+      changed = true;
+    }
+  }
+}
+
+// Segment length of a last dim of `extent` after `inner` elements, for a side of about
+// `target`: balanced segments (100 by 32 gives 4 x 25, not 3 x 32 + 4).
+int64_t segment(int64_t extent, int64_t inner, int64_t target) {
+  if (inner * extent <= target) return extent;
+  const int64_t want = std::max<int64_t>(1, (target + inner - 1) / inner);
+  const int64_t count = (extent + want - 1) / want;
+  return (extent + count - 1) / count;
+}
+
+void fill_tables(const Shape& s, const Minor& mi, TileGeometry* g) {
+  int64_t is[kMaxRank], os[kMaxRank];
+  input_strides(s, is);
+  output_strides(s, os);
+  const int64_t eb = static_cast<int64_t>(s.eb);
+  for (int c = 0; c < g->to; ++c) {  // I: output dims 0..k-1, the last one cut to i_seg
+    int64_t rest = c, off = 0;
+    for (int i = 0; i < mi.k; ++i) {
+      const int64_t ext = i + 1 < mi.k ? s.extent[s.perm[i]] : g->i_seg;
+      off += (rest % ext) * is[s.perm[i]];
+      rest /= ext;
+    }
+    g->icol[c] = off * eb;
+  }
+  for (int r = 0; r < g->ti; ++r) {  // J: input dims 0..m-1, the last one cut to j_seg
+    int64_t rest = r, off = 0;
+    for (int d = 0; d < mi.m; ++d) {
+      const int64_t ext = d + 1 < mi.m ? s.extent[d] : g->j_seg;
+      off += (rest % ext) * os[d];
+      rest /= ext;
+    }
+    g->orow[r] = off * eb;
+  }
+}
+
+// The outer nest: segment loops of J and I plus every dim outside J and I, innermost the one
+// with the smallest output stride, so consecutive tiles write nearby output.
+void fill_loops(const Shape& s, const Minor& mi, TileGeometry* g) {
+  int64_t is[kMaxRank], os[kMaxRank];
+  input_strides(s, is);
+  output_strides(s, os);
+  const int64_t eb = static_cast<int64_t>(s.eb);
+  const int jl = mi.m - 1, il = s.perm[mi.k - 1];
+  int n = 0;
+  g->loop[n++] = {(g->j_last_extent + g->j_seg - 1) / g->j_seg, g->j_seg * is[jl] * eb,
+                  g->j_seg * os[jl] * eb};
+  g->loop[n++] = {(g->i_last_extent + g->i_seg - 1) / g->i_seg, g->i_seg * is[il] * eb,
+                  g->i_seg * os[il] * eb};
+  for (int d = 0; d < s.rank; ++d)
+    if (!mi.in_j[d] && !mi.in_i[d]) g->loop[n++] = {s.extent[d], is[d] * eb, os[d] * eb};
+  int role[kMaxRank + 2];
+  for (int l = 0; l < n; ++l) role[l] = l < 2 ? l : 2;
+  for (int a = 1; a < n; ++a)  // insertion sort by output stride, carrying the roles
+    for (int b = a; b > 0 && g->loop[b].out_stride < g->loop[b - 1].out_stride; --b) {
+      std::swap(g->loop[b], g->loop[b - 1]);
+      std::swap(role[b], role[b - 1]);
+    }
+  g->loops = n;
+  g->tasks = 1;
+  for (int l = 0; l < n; ++l) {
+    if (role[l] == 0) g->j_loop = l;
+    if (role[l] == 1) g->i_loop = l;
+    g->tasks *= g->loop[l].extent;
+  }
+}
+
+}  // namespace
+
+Shape shape_of(const Problem& p) {
+  Shape s;
+  s.rank = p.rank;
+  s.extent = p.extent;
+  s.perm = p.perm;
+  s.eb = p.elem_size;
+  s.volume = p.volume;
+  return s;
+}
+
+Shape super_shape(const Problem& p) {
+  Shape s;
+  s.rank = p.rank - 1;
+  for (int d = 1; d < p.rank; ++d) s.extent[d - 1] = p.extent[d];
+  for (int i = 1; i < p.rank; ++i) s.perm[i - 1] = p.perm[i] - 1;
+  s.eb = p.elem_size * static_cast<size_t>(p.extent[0]);
+  s.volume = p.volume / p.extent[0];
+  return s;
+}
+
+bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
+                        std::string* why) {
+  const int64_t eb = static_cast<int64_t>(s.eb);
+  if (req.matrix && (s.extent[0] * eb < kTuning.matrix_min_run_bytes ||
+                     s.extent[s.perm[0]] * eb < kTuning.matrix_min_run_bytes)) {
+    *why = "both leading extents must span " + std::to_string(kTuning.matrix_min_run_bytes) +
+           " bytes (input " + std::to_string(s.extent[0]) + ", output " +
+           std::to_string(s.extent[s.perm[0]]) + " elements of " + std::to_string(eb) + " B)";
+    return false;
+  }
+  const TileShape def = default_tile(s.eb);
+  int64_t tj = req.ti > 0 ? req.ti : def.ti, tk = req.to > 0 ? req.to : def.to;
+  Minor mi;
+  mi.in_j[0] = mi.in_i[s.perm[0]] = true;
+  mi.vol_j = s.extent[0];
+  mi.vol_i = s.extent[s.perm[0]];
+  if (!req.matrix) {
+    grow(s, tj, tk, &mi);
+    // A side that cannot reach its target (its next dim is in the other multi-index) hands its
+    // share of the tile area to the other side, so tiles stay large enough to amortize the nest.
+    const int64_t cap = Tuning::kMaxTileSide / 2;
+    if (mi.vol_j < tj) tk = std::min(cap, tk * tj / mi.vol_j);
+    if (mi.vol_i < tk) tj = std::min(cap, tj * tk / std::max<int64_t>(1, mi.vol_i));
+    grow(s, tj, tk, &mi);
+  }
+  *g = TileGeometry{};
+  g->eb = s.eb;
+  g->m = mi.m;
+  g->k = mi.k;
+  g->j_last_extent = s.extent[mi.m - 1];
+  g->j_inner = mi.vol_j / g->j_last_extent;
+  g->j_seg = segment(g->j_last_extent, g->j_inner, tj);
+  g->i_last_extent = s.extent[s.perm[mi.k - 1]];
+  g->i_inner = mi.vol_i / g->i_last_extent;
+  g->i_seg = segment(g->i_last_extent, g->i_inner, tk);
+  g->ti = static_cast<int>(g->j_inner * g->j_seg);
+  g->to = static_cast<int>(g->i_inner * g->i_seg);
+  fill_tables(s, mi, g);
+  fill_loops(s, mi, g);
+  return true;
+}
+
+double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x) {
+  const double bytes = static_cast<double>(volume) * static_cast<double>(g.eb);
+  const double line = static_cast<double>(kTuning.line_bytes);
+  const double eb = static_cast<double>(g.eb);
+  // A run of R bytes at an arbitrary element offset touches about (R + line - eb) / line lines;
+  // neighbouring tiles reuse about half of the partial lines while they are still cached.
+  const auto waste = [&](double run) { return 1.0 + 0.5 * std::max(0.0, line - eb) / run; };
+  const double read = bytes * waste(g.ti * eb);
+  const double write =
+      bytes * waste(g.to * eb) * write_factor(static_cast<int64_t>(bytes), x);
+  const double bw = std::min(kTuning.bandwidth_socket, kTuning.bandwidth_per_thread * x.threads);
+  const double overhead = static_cast<double>(g.tasks) * kTuning.tile_overhead_s / x.threads;
+  return (read + write) / bw + overhead;
+}
+
+}  // namespace xpose::detail::cpu

@@ -1,0 +1,75 @@
+// Tuning of the CPU backend as data: every block size and threshold the planner uses, each with
+// what justified it. Measurements are on the 2-core development VM (docs/perf/cpu-2core.md);
+// values marked "structural" follow from the hardware (cache lines, registers), not from a run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace xpose::detail::cpu {
+
+// Tile shape of the blocked schemas for one element size: TI elements along the minor input
+// multi-index (contiguous reads) and TO along the minor output multi-index (contiguous writes).
+struct TileShape {
+  int ti;
+  int to;
+};
+
+struct Tuning {
+  // Structural: x86 cache line.
+  int64_t line_bytes = 64;
+  // Tiles per element size 1, 2, 4, 8, 16 B. Each gives runs of >= 128 B on both sides (two
+  // lines, so the adjacent-line prefetcher pairs them) while the tile stays within half of a
+  // 48 KiB L1D. 8 B: 32x32 vs 64x32 vs 64x64 measured on the TTLG 6D and cuTT suites
+  // (docs/perf/cpu-2core.md).
+  TileShape tile_by_size[5] = {{128, 128}, {64, 64}, {64, 32}, {32, 32}, {16, 16}};
+  // Super-elements (the leading run of a `super` plan, any byte size): runs of this many bytes
+  // per tile side, at least 2 elements.
+  int64_t super_run_bytes = 256;
+  // Upper bound of TI and TO (plan-time offset tables live in the plan object). Structural:
+  // twice the largest tile side above, since segmenting rounds a side up to whole sub-blocks.
+  static constexpr int kMaxTileSide = 512;
+  // `direct` (leading index stays) copies whole runs when a run is at least this long; shorter
+  // runs go to `super`. 512 B: below it the per-run call overhead (~5 ns) exceeds ~10% of the
+  // run's transfer time at ~10 GB/s per core.
+  int64_t direct_min_run_bytes = 512;
+  // `matrix` (batches of 2D transposes) applies when both leading extents span a cache line.
+  // Lyakh's condition R >= L (paper 003, section II).
+  int64_t matrix_min_run_bytes = 64;
+  // Non-temporal stores when the output exceeds this fraction of the LLC share of the threads
+  // used: the written data would evict the input before it is reused, and regular stores pay a
+  // read-for-ownership per line. 1/2 because the input shares the cache.
+  double nt_llc_fraction = 0.5;
+  // LLC share per thread assumed at most: a VM or container reports the whole socket's L3
+  // (480 MiB on the 2-core development VM) while it competes with the socket's other cores.
+  // 2.5 MiB/core is above Sapphire Rapids (1.875) and below Zen 4 (4). On the development VM a
+  // 134 MB TTLG transpose ran at 0.33 of memcpy with regular stores, 0.64..0.76 with
+  // non-temporal ones (docs/perf/cpu-2core.md).
+  int64_t llc_share_per_thread = int64_t{5} << 19;
+  // LLC size assumed when sysconf cannot tell: a typical 32 MiB server L3.
+  int64_t fallback_llc_bytes = int64_t{32} << 20;
+  // Copy/direct work is split into chunks of this many bytes per thread step: large enough to
+  // amortize the call, small enough to balance 2..64 threads on 100 MB tensors.
+  int64_t copy_chunk_bytes = int64_t{1} << 20;
+  // Cost model: sustained copy bandwidth of one thread and of the whole socket (read + write
+  // bytes per second). From the parallel memcpy baseline on the development VM.
+  double bandwidth_per_thread = 12e9;
+  double bandwidth_socket = 200e9;
+  // Cost model: fixed cost of one tile (loop-nest step, table walk) and of one run of a
+  // `direct` plan (a memcpy call), seconds.
+  double tile_overhead_s = 15e-9;
+  double run_overhead_s = 5e-9;
+  // Cost model: write traffic relative to the bytes written, for regular stores to an output
+  // beyond the cache (the read-for-ownership of each line), and for non-temporal stores to one
+  // that fits (the data must come back from memory when next read).
+  double rfo_write_factor = 1.5;
+  double nt_in_cache_factor = 1.2;
+  // Measure planning times this many of the best-predicted candidates.
+  int measure_top = 3;
+  // Measure planning repetitions per candidate (after one warm-up); the minimum is kept.
+  int measure_reps = 3;
+};
+
+inline constexpr Tuning kTuning{};
+
+}  // namespace xpose::detail::cpu
