@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Charts from `xpose bench --csv` files (and tools/bench_frameworks.py's CSV), as PNG.
+
+    plot_bench.py ratio bench.csv [-o ratio.png]
+        copy ratio of every case, grouped by the rank left after index fusion (TTLG Fig. 6
+        style), one panel per suite
+    plot_bench.py planning heuristic.csv measured.csv [-o planning.png]
+        heuristic vs measure planning, case by case
+    plot_bench.py frameworks bench.csv frameworks.csv [-o frameworks.png]
+        xpose vs PyTorch / CuPy: median and 10th-percentile ratio per suite
+
+The ratio is copy time / transposition time: 1 is copy speed, higher is faster.
+"""
+import argparse
+import csv
+import re
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def fused_rank(plan):
+    """Rank after fusion, from the plan's first line: '... normalized extents (a,b) perm (1,0) ...'."""
+    m = re.search(r"perm \(([^)]*)\)", plan or "")
+    if not m:
+        return None
+    return len([p for p in m.group(1).split(",") if p.strip()])
+
+
+def ok_rows(rows):
+    return [r for r in rows if not r.get("plan", "").startswith("FAILED") and float(r["ms"]) > 0]
+
+
+def by_suite(rows):
+    suites = {}
+    for r in rows:
+        suites.setdefault(r["suite"], []).append(r)
+    return suites
+
+
+def plot_ratio(args):
+    suites = by_suite(ok_rows(read_rows(args.csv)))
+    if not suites:
+        sys.exit("plot_bench: no successful cases in " + args.csv)
+    fig, axes = plt.subplots(len(suites), 1, figsize=(12, 3.2 * len(suites)), squeeze=False)
+    for ax, (suite, rows) in zip(axes[:, 0], suites.items()):
+        groups = {}
+        for r in rows:
+            groups.setdefault(fused_rank(r["plan"]), []).append(float(r["ratio"]))
+        x = 0
+        for rank in sorted(groups, key=lambda k: -1 if k is None else k):
+            ratios = sorted(groups[rank])
+            xs = range(x, x + len(ratios))
+            ax.bar(xs, ratios, width=1.0, label=f"rank {rank}")
+            ax.text(x + (len(ratios) - 1) / 2, 0.02,
+                    f"rank {rank}\n{len(ratios)}", ha="center", va="bottom", fontsize=7,
+                    transform=ax.get_xaxis_transform())
+            x += len(ratios) + max(1, len(rows) // 60)
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        ax.set_title(f"{suite}: {len(rows)} cases, median ratio "
+                     f"{statistics.median(float(r['ratio']) for r in rows):.3f}")
+        ax.set_ylabel("copy time / time")
+        ax.set_xticks([])
+    fig.tight_layout()
+    fig.savefig(args.output or "ratio.png", dpi=120)
+
+
+def plot_planning(args):
+    heur = {(r["suite"], r["case"]): float(r["ratio"]) for r in ok_rows(read_rows(args.heuristic))}
+    meas = {(r["suite"], r["case"]): float(r["ratio"]) for r in ok_rows(read_rows(args.measured))}
+    keys = sorted(set(heur) & set(meas))
+    if not keys:
+        sys.exit("plot_bench: the two CSVs share no successful case")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
+    for suite in sorted({k[0] for k in keys}):
+        ks = [k for k in keys if k[0] == suite]
+        left.scatter([heur[k] for k in ks], [meas[k] for k in ks], s=10, label=suite)
+    top = max(max(heur[k], meas[k]) for k in keys) * 1.05
+    left.plot([0, top], [0, top], color="black", linewidth=0.8)
+    left.set_xlabel("heuristic planning: copy ratio")
+    left.set_ylabel("measure planning: copy ratio")
+    left.legend(fontsize=7)
+    gain = sorted(meas[k] / heur[k] for k in keys)
+    right.plot(range(len(gain)), gain)
+    right.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    right.set_xlabel("cases, sorted")
+    right.set_ylabel("measured / heuristic ratio (> 1: measuring helped)")
+    right.set_title(f"{len(keys)} cases, median gain {statistics.median(gain):.3f}")
+    fig.tight_layout()
+    fig.savefig(args.output or "planning.png", dpi=120)
+
+
+def summary(ratios):
+    ratios = sorted(ratios)
+    return statistics.median(ratios), ratios[max(0, -(-len(ratios) // 10) - 1)]
+
+
+def plot_frameworks(args):
+    series = {}
+    for suite, rows in by_suite(ok_rows(read_rows(args.xpose_csv))).items():
+        series.setdefault("xpose", {})[suite] = summary(float(r["ratio"]) for r in rows)
+    fw_rows = [r for r in read_rows(args.frameworks_csv) if r.get("ok", "1") == "1"]
+    for r in fw_rows:
+        series.setdefault(r["framework"], {}).setdefault(r["suite"], []).append(float(r["ratio"]))
+    for name, suites in series.items():
+        if name != "xpose":
+            for suite in suites:
+                suites[suite] = summary(suites[suite])
+    suites = sorted({s for per in series.values() for s in per})
+    width = 0.8 / len(series)
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(suites)), 4.5))
+    for i, (name, per) in enumerate(series.items()):
+        xs = [j + i * width for j, s in enumerate(suites) if s in per]
+        med = [per[s][0] for s in suites if s in per]
+        p10 = [per[s][1] for s in suites if s in per]
+        ax.bar(xs, med, width=width, label=f"{name} (median)")
+        ax.scatter(xs, p10, marker="_", color="black", s=200, zorder=3,
+                   label="10th percentile" if i == 0 else None)
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(suites))])
+    ax.set_xticklabels(suites, rotation=20)
+    ax.set_ylabel("copy time / time")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(args.output or "frameworks.png", dpi=120)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="chart", required=True)
+    p = sub.add_parser("ratio", help="copy ratio per case, grouped by fused rank")
+    p.add_argument("csv")
+    p.set_defaults(run=plot_ratio)
+    p = sub.add_parser("planning", help="heuristic vs measure planning")
+    p.add_argument("heuristic")
+    p.add_argument("measured")
+    p.set_defaults(run=plot_planning)
+    p = sub.add_parser("frameworks", help="xpose vs PyTorch and CuPy")
+    p.add_argument("xpose_csv")
+    p.add_argument("frameworks_csv")
+    p.set_defaults(run=plot_frameworks)
+    for p in sub.choices.values():
+        p.add_argument("-o", "--output", help="PNG file")
+    args = ap.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
