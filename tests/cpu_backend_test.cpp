@@ -213,14 +213,17 @@ TEST(CpuKernels, StreamingCopyAnyAlignment) {
   std::mt19937_64 rng(7);
   fill_random(&src, &rng);
   for (size_t off = 0; off < 70; off += 7)
-    for (size_t n : {0, 1, 63, 64, 65, 127, 200, 640}) {
-      std::fill(dst.begin(), dst.end(), kGuardByte);
-      cpu::copy_bytes(reinterpret_cast<char*>(dst.data()) + off,
-                      reinterpret_cast<const char*>(src.data()), n, true);
-      cpu::store_fence();
-      ASSERT_EQ(std::memcmp(dst.data() + off, src.data(), n), 0) << off << " " << n;
-      for (size_t k = off + n; k < dst.size(); ++k) ASSERT_EQ(dst[k], kGuardByte);
-      for (size_t k = 0; k < off; ++k) ASSERT_EQ(dst[k], kGuardByte);
+    for (size_t n : {0, 1, 7, 9, 63, 64, 65, 127, 200, 640}) {
+      for (const bool whole : {false, true}) {
+        std::fill(dst.begin(), dst.end(), kGuardByte);
+        char* d = reinterpret_cast<char*>(dst.data()) + off;
+        const char* s = reinterpret_cast<const char*>(src.data());
+        whole ? cpu::stream_bytes(d, s, n) : cpu::copy_bytes(d, s, n, true);
+        cpu::store_fence();
+        ASSERT_EQ(std::memcmp(dst.data() + off, src.data(), n), 0) << off << " " << n;
+        for (size_t k = off + n; k < dst.size(); ++k) ASSERT_EQ(dst[k], kGuardByte);
+        for (size_t k = 0; k < off; ++k) ASSERT_EQ(dst[k], kGuardByte);
+      }
     }
 }
 

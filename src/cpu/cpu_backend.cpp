@@ -84,8 +84,10 @@ int candidate_specs(const Problem& p, Spec* specs) {
   if (p.rank <= 1) {
     specs[n++].schema = Schema::kCopy;
   } else if (p.perm[0] == 0) {
+    // Long runs are copied whole; `super` is considered for short ones only (tuning table).
     specs[n++].schema = Schema::kDirect;
-    specs[n++].schema = Schema::kSuper;
+    if (p.extent[0] * int64_t(p.elem_size) < kTuning.direct_min_run_bytes)
+      specs[n++].schema = Schema::kSuper;
   } else {
     specs[n++].schema = Schema::kBlocked;
     specs[n++].schema = Schema::kMatrix;

@@ -97,6 +97,29 @@ void copy_bytes(char* dst, const char* src, size_t n, bool nt) {
   std::memcpy(dst, src, n);
 }
 
+void stream_bytes(char* dst, const char* src, size_t n) {
+#if defined(__x86_64__)
+  size_t i = 0;
+  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 7) != 0; ++i) dst[i] = src[i];
+  for (; i + 8 <= n && (reinterpret_cast<uintptr_t>(dst + i) & 15) != 0; i += 8) {
+    long long v;
+    std::memcpy(&v, src + i, 8);
+    _mm_stream_si64(reinterpret_cast<long long*>(dst + i), v);
+  }
+  for (; i + 16 <= n; i += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  for (; i + 8 <= n; i += 8) {
+    long long v;
+    std::memcpy(&v, src + i, 8);
+    _mm_stream_si64(reinterpret_cast<long long*>(dst + i), v);
+  }
+  std::memcpy(dst + i, src + i, n - i);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
 void store_fence() {
 #if defined(__x86_64__)
   _mm_sfence();

@@ -27,6 +27,11 @@ TileKernel select_tile_kernel(size_t eb);
 // non-temporal stores (the caller issues store_fence() before its writes must be visible).
 void copy_bytes(char* dst, const char* src, size_t n, bool nt);
 
+// Copies n bytes with non-temporal stores down to 8-byte pieces, partial lines included: for
+// writers whose consecutive calls continue the same output stream (`direct`), where the
+// write-combining buffer joins the pieces of a line. Needs store_fence() like copy_bytes.
+void stream_bytes(char* dst, const char* src, size_t n);
+
 // Orders this thread's non-temporal stores before its later stores (sfence on x86).
 void store_fence();
 

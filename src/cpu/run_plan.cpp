@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <sstream>
 
@@ -62,7 +63,11 @@ class RunPlan final : public BackendPlan {
     }
     for (int64_t e = e0; e < e1;) {
       const int64_t len = std::min(g_.run - o, e1 - e);
-      copy_bytes(out + e * eb_, in + (in_off + o) * eb_, static_cast<size_t>(len * eb_), x_.nt);
+      // The output is one sequential stream here, so partial lines are streamed too.
+      if (x_.nt)
+        stream_bytes(out + e * eb_, in + (in_off + o) * eb_, static_cast<size_t>(len * eb_));
+      else
+        std::memcpy(out + e * eb_, in + (in_off + o) * eb_, static_cast<size_t>(len * eb_));
       e += len;
       o = 0;
       for (int i = 0; i < g_.outer_rank; ++i) {

@@ -29,7 +29,8 @@ void output_strides(const Shape& s, int64_t* stride) {
 
 TileShape default_tile(size_t eb) {
   if (std::has_single_bit(eb) && eb <= 16) return kTuning.tile_by_size[std::countr_zero(eb)];
-  const int side = static_cast<int>(std::max<int64_t>(2, kTuning.super_run_bytes / int64_t(eb)));
+  const int side = static_cast<int>(
+      std::max<int64_t>(kTuning.super_min_side, kTuning.super_run_bytes / int64_t(eb)));
   return {side, side};
 }
 

@@ -18,14 +18,18 @@ struct TileShape {
 struct Tuning {
   // Structural: x86 cache line.
   int64_t line_bytes = 64;
-  // Tiles per element size 1, 2, 4, 8, 16 B. Each gives runs of >= 128 B on both sides (two
-  // lines, so the adjacent-line prefetcher pairs them) while the tile stays within half of a
-  // 48 KiB L1D. 8 B: 32x32 vs 64x32 vs 64x64 measured on the TTLG 6D and cuTT suites
-  // (docs/perf/cpu-2core.md).
-  TileShape tile_by_size[5] = {{128, 128}, {64, 64}, {64, 32}, {32, 32}, {16, 16}};
+  // Tiles per element size 1, 2, 4, 8, 16 B: runs of 128..512 B on both sides (whole lines,
+  // long enough for the L2 streamer) and at most 32 KiB per tile (the staging buffer of the
+  // non-temporal path, within a 48 KiB L1D). 8 B: on the TTLG 6D + cuTT suites (2 threads,
+  // docs/perf/cpu-2core.md) 32x32 gave median 0.51 of memcpy, 64x64 0.64, 128x64 0.62; the
+  // other sizes keep the same run lengths in bytes.
+  TileShape tile_by_size[5] = {{128, 128}, {128, 128}, {128, 64}, {64, 64}, {32, 32}};
   // Super-elements (the leading run of a `super` plan, any byte size): runs of this many bytes
-  // per tile side, at least 2 elements.
-  int64_t super_run_bytes = 256;
+  // per tile side (as the 8 B tile), and at least super_min_side elements: 568 B elements
+  // (cuTT r4, extents 71 71 5041 perm 0 2 1) ran at 0.44 of memcpy with 2x2 tiles, 0.63 with
+  // 8x8 (per-tile overhead).
+  int64_t super_run_bytes = 512;
+  int64_t super_min_side = 8;
   // Upper bound of TI and TO (plan-time offset tables live in the plan object). Structural:
   // twice the largest tile side above, since segmenting rounds a side up to whole sub-blocks.
   static constexpr int kMaxTileSide = 512;
