@@ -1,0 +1,253 @@
+// The CUDA backend's entry points (core/backend.hpp): planning, the plan value and execute.
+// Host C++ without CUDA headers; launches go through cuda/runtime.hpp.
+//
+// A plan holds up to three views of the problem, tried in order at execute time by the
+// alignment of the two pointers: (1) for a leading dimension that stays, w elements fused into
+// one wider element (up to 16 bytes), for pointers aligned to the wider element; (2) the problem
+// as given, for pointers aligned to the element size; (3) every element as bytes, for any
+// pointer. Row kernels pick their access width at execute time, so a view planned as rows ends
+// the list.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include "core/backend.hpp"
+#include "core/status.hpp"
+#include "cuda/planner.hpp"
+#include "cuda/runtime.hpp"
+
+namespace xpose::detail {
+namespace {
+
+constexpr int kMeasureTop = 3;   // measure planning times this many of the model's best
+constexpr int kMeasureReps = 5;
+
+struct View {
+  size_t align = 1;  // both pointers must be multiples of this
+  Problem problem;
+  KernelSpec spec;
+  std::string summary;
+};
+
+bool is_rows(const KernelSpec& s) {
+  return s.choice.schema == Schema::Copy || s.choice.schema == Schema::Rows;
+}
+
+xpose_status_t launch_view(const View& v, const void* in, void* out, void* stream) {
+  const KernelSpec& s = v.spec;
+  if (is_rows(s)) {
+    const uint64_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) |
+                          static_cast<uint64_t>(s.rows.row_bytes);
+    int w = 4;
+    while (w > 0 && (bits & ((uint64_t{1} << w) - 1)) != 0) --w;
+    return launch_rows(s.rows, w, in, out, stream, s.choice.grid);
+  }
+  return launch_tiled(s.tiled, s.log2_elem, in, out, stream, s.choice.grid,
+                      static_cast<unsigned>(s.choice.threads), s.smem_bytes);
+}
+
+class CudaPlan final : public BackendPlan {
+ public:
+  CudaPlan(int device, std::vector<View> views, std::string notes)
+      : device_(device), views_(std::move(views)), notes_(std::move(notes)) {}
+
+  xpose_status_t execute(const void* in, void* out, void* stream) const override {
+    DeviceGuard guard(device_);
+    XPOSE_TRY(guard.status());
+    const uintptr_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
+    for (const View& v : views_)
+      if (bits % v.align == 0) return launch_view(v, in, out, stream);
+    return fail(XPOSE_ERROR_UNSUPPORTED,
+                "in/out are not aligned to " + std::to_string(views_.back().align) +
+                    " bytes and this rank-32 problem has no byte view");
+  }
+
+  std::string describe() const override {
+    const View& v0 = views_.front();
+    std::string s = v0.summary + "\n";
+    s += "predicted " + std::to_string(v0.spec.choice.predicted * 1e6) + " us on device " +
+         std::to_string(device_) + "\n";
+    for (const View& v : views_)
+      s += "pointers aligned to " + std::to_string(v.align) + " B: " + v.summary + " on " +
+           v.problem.to_string() + "\n";
+    return s + notes_;
+  }
+
+ private:
+  int device_;
+  std::vector<View> views_;
+  std::string notes_;
+};
+
+// The problem re-viewed with w leading elements fused into one (perm[0] == 0, w | extent[0]).
+bool fused_view(const Problem& p, Problem* q, size_t* align) {
+  if (p.rank < 2 || p.perm[0] != 0) return false;
+  int64_t w = 1;
+  while (p.elem_size * w * 2 <= 16 && p.extent[0] % (w * 2) == 0) w *= 2;
+  if (w == 1) return false;
+  Extents e = p.extent;
+  e[0] /= w;
+  if (make_problem(p.rank, e.data(), p.perm.data(), p.elem_size * w, XPOSE_COL_MAJOR, q) !=
+      XPOSE_SUCCESS)
+    return false;
+  *align = p.elem_size * w;
+  return true;
+}
+
+// The problem with each element as elem_size bytes (a new leading dimension that stays).
+bool byte_view(const Problem& p, Problem* q) {
+  if (p.elem_size == 1 || p.rank + 1 > kMaxRank) return false;
+  int64_t e[kMaxRank];
+  int perm[kMaxRank];
+  e[0] = static_cast<int64_t>(p.elem_size);
+  perm[0] = 0;
+  for (int k = 0; k < std::max(p.rank, 1); ++k) {
+    e[k + 1] = p.rank == 0 ? p.volume : p.extent[k];
+    perm[k + 1] = p.rank == 0 ? 1 : p.perm[k] + 1;
+  }
+  return make_problem(std::max(p.rank, 1) + 1, e, perm, 1, XPOSE_COL_MAJOR, q) == XPOSE_SUCCESS;
+}
+
+std::string why_not(const Problem& p, const SchemaRequest& req) {
+  std::string s = "schema '" + req.text + "' does not apply to the normalized problem " +
+                  p.to_string() + ": ";
+  const unsigned m = req.mask;
+  if (m == unsigned(Schema::Copy)) return s + "copy needs a normalized rank <= 1";
+  if (p.is_copy()) return s + "the problem is a plain copy (use 'copy')";
+  if (m & (unsigned(Schema::Rows) | unsigned(Schema::FviSmall))) {
+    if (p.perm[0] != 0) return s + "it needs the leading dimension to stay leading (perm[0] == 0)";
+  } else if (p.perm[0] == 0) {
+    return s + "the leading dimension stays leading (use 'rows' or 'fvi-small')";
+  }
+  if (m == unsigned(Schema::Tiled))
+    return s + "no tile with disjoint input and output runs fits (runs overlap)";
+  if (m & (unsigned(Schema::Packed) | unsigned(Schema::PackedSplit)))
+    return s + "no tile with overlapping input and output runs of this kind fits (the runs are "
+               "disjoint: use 'tiled')";
+  return s + "no tile with these parameters fits in " + std::to_string(kMaxTileVolume) +
+         " elements and " + std::to_string(kMaxTileSmemBytes) + " bytes of shared memory";
+}
+
+// Plans one view: the model's best allowed choice (or, with `measured`, the fastest of the
+// model's best few on scratch buffers). Returns false when nothing is allowed.
+xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
+                         const SchemaRequest* req, bool measure, View* v, bool* found,
+                         std::vector<Choice>* choices_out, std::vector<double>* measured_out) {
+  std::vector<Choice> choices;
+  enumerate_choices(q, dev, req, &choices);
+  *found = !choices.empty();
+  if (!*found) return XPOSE_SUCCESS;
+  size_t best = 0;
+  std::vector<double> secs;
+  if (measure && choices.size() > 1) {
+    const size_t n = std::min<size_t>(kMeasureTop, choices.size());
+    std::vector<View> trial(n);
+    std::vector<TimedRun> runs;
+    for (size_t i = 0; i < n; ++i) {
+      trial[i].problem = q;
+      build_spec(q, choices[i], &trial[i].spec);
+      runs.push_back([&trial, i](const void* in, void* out, void* stream) {
+        return launch_view(trial[i], in, out, stream);
+      });
+    }
+    XPOSE_TRY(time_runs(dev.ordinal, q.bytes(), runs, kMeasureReps, &secs));
+    best = static_cast<size_t>(std::min_element(secs.begin(), secs.end()) - secs.begin());
+  }
+  v->problem = q;
+  build_spec(q, choices[best], &v->spec);
+  v->align = is_rows(v->spec) ? 1 : align;  // row kernels choose their width at execute time
+  v->summary = summarize(q, choices[best]);
+  if (choices_out) {
+    *choices_out = std::move(choices);
+    std::swap((*choices_out)[0], (*choices_out)[best]);
+    if (measured_out) {
+      *measured_out = secs;
+      if (!secs.empty()) std::swap((*measured_out)[0], (*measured_out)[best]);
+    }
+  }
+  return XPOSE_SUCCESS;
+}
+
+struct Planned {
+  std::vector<View> views;
+  std::vector<Choice> choices;   // of the first view, chosen first
+  std::vector<double> measured;  // for the first choices, when measured
+  Problem first;
+};
+
+xpose_status_t plan_all(const Problem& p, const xpose_options_t& o, const std::string& schema,
+                        Planned* out) {
+  std::string why;
+  const DeviceInfo* dev = device_info(o.device, &why);
+  if (!dev) return fail(XPOSE_ERROR_DEVICE, "CUDA device " + std::to_string(o.device) + ": " + why);
+  SchemaRequest req;
+  if (!schema.empty() && !parse_schema(schema, &req, &why))
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, why);
+  const SchemaRequest* forced = schema.empty() ? nullptr : &req;
+  const bool measure = o.planning == XPOSE_PLAN_MEASURE;
+  Problem fused;
+  size_t fused_align = 0;
+  bool found = false;
+  if (fused_view(p, &fused, &fused_align)) {
+    View v;
+    XPOSE_TRY(plan_view(fused, fused_align, *dev, forced, measure, &v, &found, &out->choices,
+                        &out->measured));
+    if (found) {
+      out->first = fused;
+      out->views.push_back(std::move(v));
+    }
+  }
+  if (out->views.empty() || !is_rows(out->views.back().spec)) {
+    View v;
+    const bool first = out->views.empty();
+    XPOSE_TRY(plan_view(p, p.elem_size, *dev, forced, measure && first, &v, &found,
+                        first ? &out->choices : nullptr, first ? &out->measured : nullptr));
+    if (!found) return fail(XPOSE_ERROR_INVALID_ARGUMENT, why_not(p, req));
+    if (first) out->first = p;
+    out->views.push_back(std::move(v));
+  }
+  Problem bytes;
+  if (!is_rows(out->views.back().spec) && byte_view(p, &bytes)) {
+    View v;
+    XPOSE_TRY(plan_view(bytes, 1, *dev, nullptr, false, &v, &found, nullptr, nullptr));
+    if (found) out->views.push_back(std::move(v));
+  }
+  return XPOSE_SUCCESS;
+}
+
+}  // namespace
+
+xpose_status_t cuda_make_plan(const Problem& p, const xpose_options_t& options,
+                              const std::string& schema, BackendPlanPtr* plan) {
+  Planned planned;
+  XPOSE_TRY(plan_all(p, options, schema, &planned));
+  std::string notes;
+  if (!planned.measured.empty()) {
+    notes = "measured on scratch buffers:";
+    for (size_t i = 0; i < planned.measured.size(); ++i)
+      notes += " " + summarize(planned.first, planned.choices[i]) + " = " +
+               std::to_string(planned.measured[i] * 1e6) + " us;";
+    notes += "\n";
+  }
+  *plan = std::make_shared<const CudaPlan>(options.device, std::move(planned.views),
+                                           std::move(notes));
+  return XPOSE_SUCCESS;
+}
+
+xpose_status_t cuda_candidates(const Problem& p, const xpose_options_t& options,
+                               std::vector<Candidate>* candidates) {
+  Planned planned;
+  XPOSE_TRY(plan_all(p, options, "", &planned));
+  candidates->clear();
+  for (size_t i = 0; i < planned.choices.size(); ++i) {
+    Candidate c;
+    c.description = summarize(planned.first, planned.choices[i]);
+    c.predicted_seconds = planned.choices[i].predicted;
+    if (i < planned.measured.size()) c.measured_seconds = planned.measured[i];
+    c.chosen = i == 0;
+    candidates->push_back(std::move(c));
+  }
+  return XPOSE_SUCCESS;
+}
+
+}  // namespace xpose::detail

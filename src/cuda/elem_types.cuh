@@ -1,0 +1,32 @@
+// Element types by byte size: elements are opaque bytes, moved as unsigned words of their size.
+// One table maps log2(size) to the type; kernels are instantiated once per entry.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.hpp"
+#include "xpose/xpose.h"
+
+namespace xpose::detail {
+
+template <int Log2>
+struct ElemOf;
+template <> struct ElemOf<0> { using type = uint8_t; };
+template <> struct ElemOf<1> { using type = uint16_t; };
+template <> struct ElemOf<2> { using type = uint32_t; };
+template <> struct ElemOf<3> { using type = unsigned long long; };
+template <> struct ElemOf<4> { using type = uint4; };
+
+template <int Log2>
+using Elem = typename ElemOf<Log2>::type;
+
+inline xpose_status_t launch_status(cudaError_t e, const char* kernel) {
+  if (e == cudaSuccess) return XPOSE_SUCCESS;
+  return fail(XPOSE_ERROR_DEVICE, std::string("launching the ") + kernel + " kernel failed: " +
+                                      cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,76 @@
+// Kernel parameter blocks: plain values built by the planner (host C++, no CUDA headers) and
+// passed to the kernels by value (__grid_constant__), so one plan can run on several streams at
+// once with no per-launch state. Each block stays well under the 4 KB parameter limit.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/fast_div.hpp"
+
+namespace xpose::detail {
+
+// A tile holds at most this many dimensions (tile volume <= kMaxTileVolume, extents >= 2).
+inline constexpr int kMaxTileDims = 12;
+inline constexpr int kMaxGridDims = 32;
+// Elements per thread per phase (thread coarsening); register arrays are sized by it.
+inline constexpr int kElemsPerThread = 4;
+inline constexpr int kMaxTileThreads = 512;
+inline constexpr int kMaxTileVolume = kElemsPerThread * kMaxTileThreads;
+inline constexpr int kMaxTileSmemBytes = 48 * 1024;
+// Sentinel coordinates of a thread slot past the tile volume: never valid.
+inline constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
+
+// One dimension of the tile, in the order a phase walks the tile (input order for the read
+// phase, output order for the write phase).
+struct TileDim {
+  FastDiv32 extent;     // tile extent of this dimension
+  int32_t smem_stride;  // elements, in the padded shared-memory tile
+  int32_t slot;         // 0 or 1 when this dimension is blocked (partial at the edge), else -1
+  int64_t stride;       // global stride in elements (input stride or output stride)
+};
+
+// One dimension of the grid of tiles, fastest first.
+struct GridDim {
+  FastDiv64 count;     // number of tiles along this dimension
+  int64_t in_step;     // input elements between neighbouring tiles
+  int64_t out_step;    // output elements between neighbouring tiles
+  int64_t extent;      // the dimension's full extent (for the edge limit of blocked dims)
+  int32_t tile;        // tile extent
+  int32_t slot;        // blocked slot, -1 when the tile covers the whole dimension
+};
+
+// Tiled / Packed / PackedSplit / FVI-Match-Small: one kernel over a tile of the tensor staged
+// in shared memory. Read phase walks the tile in input order, write phase in output order.
+struct TiledParams {
+  int32_t n_in = 0, n_out = 0, n_grid = 0;
+  int32_t volume = 0;       // tile volume (elements)
+  int32_t wide = 0;         // 1: tile-relative offsets need 64 bits (else they fit in int32)
+  int32_t slot_tile[2] = {1, 1};
+  int64_t num_tiles = 0;
+  TileDim in[kMaxTileDims];
+  TileDim out[kMaxTileDims];
+  GridDim grid[kMaxGridDims];
+};
+
+// FVI-Match-Large / TiledCopy and plain copy: rows of `row_bytes` contiguous bytes in both
+// tensors, cut into chunks of kRowChunkBytes; one warp copies one chunk.
+inline constexpr int64_t kRowChunkBytes = 4096;
+
+struct RowDim {
+  FastDiv64 extent;
+  int64_t in_stride;   // bytes
+  int64_t out_stride;  // bytes
+};
+
+struct RowParams {
+  int64_t row_bytes = 0;
+  int64_t items = 0;         // rows * chunks per row
+  FastDiv64 chunks;          // chunks per row
+  int32_t n_dims = 0;        // row dimensions (input dims 1..rank-1 that have extent > 1)
+  RowDim dim[kMaxGridDims];
+};
+
+static_assert(sizeof(TiledParams) < 4000, "kernel parameters must stay under 4 KB");
+static_assert(sizeof(RowParams) < 4000, "kernel parameters must stay under 4 KB");
+
+}  // namespace xpose::detail

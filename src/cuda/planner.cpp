@@ -1,0 +1,513 @@
+// The CUDA planner and cost model (host C++, no CUDA headers). See docs/cuda.md.
+//
+// Candidates: for rank <= 1 a copy; when the leading dimension stays, a row copy; and tiles of
+// shared memory built from an input run (input dims 0..a-1 whole, dim a blocked by ta) and an
+// output run (output dims 0..c-1 whole, output dim c blocked by tc), for several run targets.
+// Model: DRAM time from TTLG-style transaction counts (32-byte sectors touched by each
+// contiguous run), scaled by a memory-warp-parallelism factor in the spirit of cuTT's MWP-CWP
+// (bytes in flight per SM against bandwidth x latency) and by load balance over the folded
+// grid; issue and shared-memory time as the compute side; the larger wins, plus launch cost.
+#include "cuda/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace xpose::detail {
+namespace {
+
+// Tuning as data. Each value names what justifies it (docs/perf/cuda-h100.md).
+struct Tuning {
+  double copy_fraction = 0.90;      // device copy / peak DRAM bandwidth (H100: ~3.0 of 3.35 TB/s)
+  double latency_s = 2.5e-6;        // one tile round (load, barrier, store) under load: a tile
+                                    // kernel with 16 KB of loads in flight per SM ran at 0.64
+                                    // of copy on the H100 (docs/perf/cuda-h100.md)
+  double launch_s = 2.5e-6;         // launch + ramp of one kernel (cudaMemcpyAsync of 1 MB ~ 3 us)
+  double read_unit = 64, read_merge = 0.5;  // reads: neighbours' partial units hit in L2
+  double write_unit = 128, write_merge = 0.0;
+  double issue_efficiency = 0.5;    // of 4 warp instructions per SM per cycle
+  double tile_fixed_instr = 40;     // per thread per tile: loop, barriers, limits
+  double grid_dim_instr = 14;       // per thread per tile and grid dimension: 64-bit fast div
+  double slot_instr = 14;           // per thread slot per tile: 2 loads, 2 stores, checks
+  double row_item_instr = 50;       // per warp item of the row kernel (plus grid_dim_instr/dim)
+  int64_t run_targets_bytes[4] = {128, 256, 512, 1024};  // input/output run targets
+  int64_t run_targets_elems[2] = {32, 8};  // small runs: tiles that fit for 1-byte elements
+};
+constexpr Tuning kTune{};
+
+int log2_of(size_t v) {
+  int l = 0;
+  while ((size_t{1} << l) < v) ++l;
+  return l;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Fraction of the bytes moved for a run of `bytes` that are useful, counting whole units of
+// `unit` bytes (the start moving in steps of `step` bytes), with neighbours reusing a share
+// `merge` of the partial units through L2. H100 (docs/perf/cuda-h100.md): 64-byte output runs
+// ran at half the speed of 128-byte ones, so writes count 128-byte lines, reads 64 bytes.
+double run_efficiency(int64_t bytes, int64_t step, double unit, double merge) {
+  const double g = static_cast<double>(std::gcd(step > 0 ? step : 128, int64_t{128}));
+  const double units = std::max(std::ceil(bytes / unit), (bytes + unit - std::min(g, unit)) / unit);
+  const double eff = bytes / (unit * units);
+  return eff + (1.0 - eff) * merge;
+}
+
+struct Geometry {
+  const Problem* p;
+  Extents s_in{}, s_out{};
+  int rank = 0;
+  int esize = 0;
+};
+
+Geometry geometry(const Problem& p) {
+  Geometry g;
+  g.p = &p;
+  g.rank = p.rank;
+  g.esize = static_cast<int>(p.elem_size);
+  int64_t s = 1;
+  for (int k = 0; k < p.rank; ++k) {
+    g.s_in[k] = s;
+    s *= p.extent[k];
+  }
+  g.s_out = p.output_strides();
+  return g;
+}
+
+// A tile: per input dimension its tile extent, plus the derived quantities of the model.
+struct Tile {
+  Extents t{};
+  int blocked[2] = {-1, -1};  // dims with 1 < t < e (slot 0: input side, slot 1: output side)
+  int n_dims = 0, n_grid = 0;
+  int64_t volume = 1, num_tiles = 1, in_span = 1, out_span = 1, in_run = 1, out_run = 1;
+  int64_t smem_elems = 0, pitch = 0;
+  bool overlap = false;
+};
+
+int64_t padded_pitch(int64_t run, int esize) {
+  // Odd pitch in 4-byte words (or in elements for >= 4 bytes): conflict-free column reads.
+  if (esize >= 4) return run % 2 == 0 ? run + 1 : run;
+  const int64_t per_word = 4 / esize;
+  int64_t pitch = ceil_div(run, per_word) * per_word;
+  if ((pitch / per_word) % 2 == 0) pitch += per_word;
+  return pitch;
+}
+
+bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* tile) {
+  const Problem& p = *g.p;
+  Tile& T = *tile;
+  for (int k = 0; k < g.rank; ++k) T.t[k] = 1;
+  for (int k = 0; k < a; ++k) T.t[k] = p.extent[k];
+  T.t[a] = std::max(T.t[a], ta);
+  for (int j = 0; j < c; ++j) T.t[p.perm[j]] = p.extent[p.perm[j]];
+  T.t[p.perm[c]] = std::max(T.t[p.perm[c]], tc);
+  bool in_run_dim[kMaxRank] = {};
+  for (int k = 0; k <= a; ++k) in_run_dim[k] = T.t[k] > 1;
+  for (int j = 0; j <= c; ++j) T.overlap |= in_run_dim[p.perm[j]] && T.t[p.perm[j]] > 1;
+  T.in_run = 1;
+  for (int k = 0; k <= a; ++k) T.in_run *= T.t[k];
+  T.out_run = 1;
+  for (int j = 0; j <= c; ++j) T.out_run *= T.t[p.perm[j]];
+  for (int k = 0; k < g.rank; ++k) {
+    if (T.t[k] > 1) {
+      ++T.n_dims;
+      T.volume *= T.t[k];
+      if (T.volume > kMaxTileVolume) return false;
+    }
+    const int64_t nb = ceil_div(p.extent[k], T.t[k]);
+    if (nb > 1) ++T.n_grid;
+    T.num_tiles *= nb;
+  }
+  if (T.n_dims > kMaxTileDims) return false;
+  if (T.t[a] > 1 && T.t[a] < p.extent[a]) T.blocked[0] = a;
+  const int oc = p.perm[c];
+  if (oc != a && T.t[oc] > 1 && T.t[oc] < p.extent[oc]) T.blocked[1] = oc;
+  // Contiguous spans: whole dims in order, then the first partial one.
+  for (int k = 0; k < g.rank; ++k) {
+    T.in_span *= T.t[k];
+    if (T.t[k] < p.extent[k]) break;
+  }
+  for (int j = 0; j < g.rank; ++j) {
+    T.out_span *= T.t[p.perm[j]];
+    if (T.t[p.perm[j]] < p.extent[p.perm[j]]) break;
+  }
+  int64_t run = 1;
+  for (int k = 0; k <= a; ++k) run *= T.t[k];
+  T.pitch = padded_pitch(run, g.esize);
+  T.smem_elems = T.pitch * (T.volume / run);
+  return T.smem_elems * g.esize <= kMaxTileSmemBytes;
+}
+
+int default_threads(int64_t volume) {
+  const int64_t t = ceil_div(ceil_div(volume, 4), 32) * 32;
+  return static_cast<int>(std::clamp<int64_t>(t, 64, kMaxTileThreads));
+}
+
+int tiled_regs(const DeviceInfo& dev, int log2e) {
+  const int r = dev.tiled_regs[log2e];
+  return r > 0 ? r : 80;
+}
+
+// Blocks of the tiled kernel resident on one SM.
+int tiled_resident(const DeviceInfo& dev, int log2e, int threads, int64_t smem) {
+  const int regs = (tiled_regs(dev, log2e) + 7) / 8 * 8;
+  int r = std::min(dev.regs_per_sm / (regs * threads), dev.max_threads_per_sm / threads);
+  r = std::min<int64_t>(r, dev.smem_per_sm / (smem + 1024));
+  return std::clamp(r, 1, 32);
+}
+
+double dram_time(const DeviceInfo& dev, const Problem& p, double eff_r, double eff_w) {
+  const double bytes = static_cast<double>(p.bytes());
+  return bytes / (dev.dram_bytes_per_s * kTune.copy_fraction) * (1.0 / eff_r + 1.0 / eff_w);
+}
+
+// Latency hiding: bytes in flight per SM against what bandwidth x latency asks for.
+double parallelism(const DeviceInfo& dev, double bytes_in_flight_per_sm) {
+  // Loads in flight against half the copy bandwidth (the read half).
+  const double need = 0.5 * dev.dram_bytes_per_s * kTune.copy_fraction * kTune.latency_s / dev.sms;
+  return std::min(1.0, bytes_in_flight_per_sm / need);
+}
+
+double issue_time(const DeviceInfo& dev, double thread_instr) {
+  return thread_instr / (dev.sms * dev.clock_hz * 128.0 * kTune.issue_efficiency);
+}
+
+void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice* c) {
+  const Problem& p = *g.p;
+  const int log2e = log2_of(p.elem_size);
+  const int threads = c->threads;
+  const int64_t slots = ceil_div(T.volume, threads);
+  const int resident = tiled_resident(dev, log2e, threads, T.smem_elems * g.esize);
+  const int64_t capacity = static_cast<int64_t>(resident) * dev.sms;
+  c->grid = static_cast<unsigned>(std::min<int64_t>(T.num_tiles, capacity));
+  const double eff_r = run_efficiency(T.in_span * g.esize, T.in_run * g.esize,
+                                      kTune.read_unit, kTune.read_merge);
+  const double eff_w = run_efficiency(T.out_span * g.esize, T.out_run * g.esize,
+                                      kTune.write_unit, kTune.write_merge);
+  // Blocks per SM actually busy, each with volume * esize bytes of loads in flight per phase;
+  // a lone block per SM idles its loads at the barriers.
+  const double per_sm = std::min<double>(resident, static_cast<double>(c->grid) / dev.sms);
+  double mwp = parallelism(dev, per_sm * T.volume * g.esize);
+  if (per_sm < 1.5) mwp *= 0.75;  // a lone block per SM idles its loads at the barriers
+  const double rounds = std::ceil(static_cast<double>(T.num_tiles) / c->grid);
+  const double balance = static_cast<double>(T.num_tiles) / (rounds * c->grid);
+  const double sm_share = std::min(1.0, static_cast<double>(c->grid) / dev.sms);
+  const double mem = dram_time(dev, p, eff_r, eff_w) / (mwp * balance * sm_share);
+  const double instr =
+      static_cast<double>(T.num_tiles) * threads *
+          (kTune.tile_fixed_instr + kTune.grid_dim_instr * T.n_grid + kTune.slot_instr * slots) +
+      static_cast<double>(c->grid) * threads * slots * 2 * 8.0 * T.n_dims;
+  const double wavefronts = 2.0 * T.num_tiles * slots * (threads / 32.0) *
+                            std::max(1.0, g.esize * 32.0 / 128.0);
+  const double smem = wavefronts / (dev.sms * dev.clock_hz);
+  c->predicted = kTune.launch_s + std::max({mem, issue_time(dev, instr) / sm_share, smem});
+}
+
+void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
+  const Problem& p = *g.p;
+  const int64_t row_bytes = (p.rank <= 1 ? p.volume : p.extent[0]) * g.esize;
+  const int64_t rows = p.volume * g.esize / row_bytes;
+  const int64_t chunks = ceil_div(row_bytes, kRowChunkBytes);
+  const int64_t items = rows * chunks;
+  const int64_t capacity = static_cast<int64_t>(dev.sms) * (dev.max_threads_per_sm / 256);
+  c->grid = static_cast<unsigned>(std::max<int64_t>(1, std::min(ceil_div(items, 8), capacity)));
+  c->in_run = c->out_run = row_bytes / g.esize;
+  c->num_tiles = items;
+  const double eff_w = p.rank <= 1 ? 1.0
+                                    : run_efficiency(row_bytes, row_bytes, kTune.write_unit,
+                                                     kTune.write_merge);
+  const double warps_per_sm = std::min<double>(dev.max_threads_per_sm / 32.0,
+                                               static_cast<double>(items) / dev.sms);
+  const double mwp = parallelism(dev, warps_per_sm * std::min(row_bytes, kRowChunkBytes));
+  const double sm_share = std::min(1.0, static_cast<double>(c->grid) * 8 / dev.sms / 8);
+  const double mem = dram_time(dev, p, 1.0, eff_w) / (mwp * std::max(sm_share, 1e-3));
+  const int64_t width = std::min<int64_t>(16, row_bytes & -row_bytes);
+  const double instr = static_cast<double>(items) * 32 *
+                           (kTune.row_item_instr + kTune.grid_dim_instr * (p.rank - 1)) +
+                       static_cast<double>(p.bytes()) / width * 6;
+  c->predicted = kTune.launch_s + std::max(mem, issue_time(dev, instr));
+}
+
+// Run options (dim, tile extent) along an order of dims: for each target, the first dim where
+// the run reaches it, blocked evenly; plus whole-dimension runs.
+void run_options(const int64_t* ext, int rank, const std::vector<int64_t>& targets,
+                 bool whole_dims, std::vector<std::pair<int, int64_t>>* out) {
+  const auto add = [&](int d, int64_t t) {
+    for (const auto& o : *out)
+      if (o.first == d && o.second == t) return;
+    out->push_back({d, t});
+  };
+  for (const int64_t target : targets) {
+    int64_t before = 1;
+    int d = 0;
+    while (d < rank - 1 && before * ext[d] < target) before *= ext[d++];
+    int64_t t = std::min(ext[d], ceil_div(target, before));
+    t = ceil_div(ext[d], ceil_div(ext[d], t));  // same block count, less edge waste
+    add(d, t);
+  }
+  if (!whole_dims) return;
+  int64_t before = 1;
+  for (int d = 0; d < rank && before * ext[d] <= kMaxTileVolume; before *= ext[d++])
+    if (before * ext[d] >= 16 && before <= 1024) add(d, ext[d]);
+}
+
+Schema classify(const Problem& p, const Tile& T) {
+  if (p.perm[0] == 0) return Schema::FviSmall;
+  if (!T.overlap) return Schema::Tiled;
+  return (T.blocked[0] < 0 && T.blocked[1] < 0) ? Schema::Packed : Schema::PackedSplit;
+}
+
+bool allowed(const SchemaRequest* req, Schema s) {
+  return !req || req->mask == 0 || (req->mask & static_cast<unsigned>(s)) != 0;
+}
+
+void tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req,
+                   std::vector<Choice>* out, bool last_resort = false) {
+  const Problem& p = *g.p;
+  std::vector<int64_t> in_targets, out_targets;
+  for (const int64_t b : kTune.run_targets_bytes)
+    in_targets.push_back(std::max<int64_t>(1, b / g.esize));
+  for (const int64_t e : kTune.run_targets_elems) in_targets.push_back(e);
+  out_targets = in_targets;
+  const bool forced_in = req && req->in_run > 0, forced_out = req && req->out_run > 0;
+  if (forced_in) in_targets = {req->in_run};
+  if (forced_out) out_targets = {req->out_run};
+  if (last_resort) in_targets = out_targets = {1};  // one element a tile: always fits
+  int64_t out_ext[kMaxRank];
+  for (int j = 0; j < p.rank; ++j) out_ext[j] = p.extent[p.perm[j]];
+  std::vector<std::pair<int, int64_t>> ins, outs;
+  run_options(p.extent.data(), p.rank, in_targets, !forced_in, &ins);
+  run_options(out_ext, p.rank, out_targets, !forced_out, &outs);
+  for (const auto& [a, ta] : ins) {
+    for (const auto& [c, tc] : outs) {
+      Tile T;
+      if (!make_tile(g, a, ta, c, tc, &T)) continue;
+      Choice ch;
+      ch.schema = classify(p, T);
+      if (!allowed(req, ch.schema)) continue;
+      ch.a = a, ch.ta = ta, ch.c = c, ch.tc = tc;
+      ch.threads = req && req->threads ? req->threads : default_threads(T.volume);
+      if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
+      ch.in_run = T.in_run, ch.out_run = T.out_run;
+      ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
+      cost_tiled(g, dev, T, &ch);
+      out->push_back(ch);
+    }
+  }
+}
+
+}  // namespace
+
+const char* schema_name(Schema s) {
+  switch (s) {
+    case Schema::Copy: return "copy";
+    case Schema::Rows: return "rows";
+    case Schema::FviSmall: return "fvi-small";
+    case Schema::Tiled: return "tiled";
+    case Schema::Packed: return "packed";
+    case Schema::PackedSplit: return "packed-split";
+  }
+  return "?";
+}
+
+void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
+                       std::vector<Choice>* out) {
+  out->clear();
+  const Geometry g = geometry(p);
+  if (p.is_copy()) {
+    Choice c;
+    c.schema = Schema::Copy;
+    if (allowed(req, c.schema)) {
+      cost_rows(g, dev, &c);
+      out->push_back(c);
+    }
+    return;
+  }
+  if (p.perm[0] == 0 && allowed(req, Schema::Rows)) {
+    Choice c;
+    c.schema = Schema::Rows;
+    cost_rows(g, dev, &c);
+    out->push_back(c);
+  }
+  const size_t before = out->size();
+  tiled_choices(g, dev, req, out);
+  if (out->size() == before && (!req || (req->in_run == 0 && req->out_run == 0)))
+    tiled_choices(g, dev, req, out, true);
+  std::stable_sort(out->begin(), out->end(),
+                   [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
+}
+
+namespace {
+
+void build_rows(const Problem& p, RowParams* r) {
+  const int64_t esize = static_cast<int64_t>(p.elem_size);
+  const Extents s_out = p.output_strides();
+  r->row_bytes = (p.rank <= 1 ? p.volume : p.extent[0]) * esize;
+  const int64_t chunks = ceil_div(r->row_bytes, kRowChunkBytes);
+  r->chunks = FastDiv64::make(static_cast<uint64_t>(chunks));
+  r->items = p.volume * esize / r->row_bytes * chunks;
+  r->n_dims = 0;
+  int64_t s_in = p.rank <= 1 ? 1 : p.extent[0];
+  for (int k = 1; k < p.rank; ++k) {
+    RowDim& d = r->dim[r->n_dims++];
+    d.extent = FastDiv64::make(static_cast<uint64_t>(p.extent[k]));
+    d.in_stride = s_in * esize;
+    d.out_stride = s_out[k] * esize;
+    s_in *= p.extent[k];
+  }
+}
+
+void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
+  const Geometry g = geometry(p);
+  Tile T;
+  make_tile(g, c.a, c.ta, c.c, c.tc, &T);
+  TiledParams& tp = spec->tiled;
+  tp = TiledParams{};
+  tp.volume = static_cast<int32_t>(T.volume);
+  tp.num_tiles = T.num_tiles;
+  int slot[kMaxRank];
+  for (int k = 0; k < p.rank; ++k) slot[k] = -1;
+  for (int s = 0; s < 2; ++s)
+    if (T.blocked[s] >= 0) {
+      slot[T.blocked[s]] = s;
+      tp.slot_tile[s] = static_cast<int32_t>(T.t[T.blocked[s]]);
+    }
+  // Shared memory: the input run first (input order), then rows of `pitch` elements holding
+  // the other tile dims in output order, so that the write phase's fastest dim has the odd
+  // pitch as stride (conflict-free).
+  int32_t smem_stride[kMaxRank] = {};
+  int64_t s = 1;
+  for (int k = 0; k <= c.a; ++k)
+    if (T.t[k] > 1) {
+      smem_stride[k] = static_cast<int32_t>(s);
+      s *= T.t[k];
+    }
+  s = T.pitch;
+  for (int j = 0; j < p.rank; ++j) {
+    const int k = p.perm[j];
+    if (k <= c.a || T.t[k] <= 1) continue;
+    smem_stride[k] = static_cast<int32_t>(s);
+    s *= T.t[k];
+  }
+  const auto tile_dim = [&](int k, int64_t stride) {
+    TileDim d;
+    d.extent = FastDiv32::make(static_cast<uint32_t>(T.t[k]));
+    d.smem_stride = smem_stride[k];
+    d.slot = slot[k];
+    d.stride = stride;
+    return d;
+  };
+  for (int k = 0; k < p.rank; ++k)
+    if (T.t[k] > 1) tp.in[tp.n_in++] = tile_dim(k, g.s_in[k]);
+  for (int j = 0; j < p.rank; ++j)
+    if (T.t[p.perm[j]] > 1) tp.out[tp.n_out++] = tile_dim(p.perm[j], g.s_out[p.perm[j]]);
+  for (int k = 0; k < p.rank; ++k) {
+    const int64_t nb = ceil_div(p.extent[k], T.t[k]);
+    if (nb <= 1) continue;
+    GridDim& gd = tp.grid[tp.n_grid++];
+    gd.count = FastDiv64::make(static_cast<uint64_t>(nb));
+    gd.in_step = T.t[k] * g.s_in[k];
+    gd.out_step = T.t[k] * g.s_out[k];
+    gd.extent = p.extent[k];
+    gd.tile = static_cast<int32_t>(T.t[k]);
+    gd.slot = slot[k];
+  }
+  spec->smem_bytes = static_cast<unsigned>(T.smem_elems * g.esize);
+  int64_t max_in = 0, max_out = 0;
+  for (int k = 0; k < p.rank; ++k) {
+    max_in += (T.t[k] - 1) * g.s_in[k];
+    max_out += (T.t[k] - 1) * g.s_out[k];
+  }
+  tp.wide = std::max(max_in, max_out) > INT32_MAX ? 1 : 0;
+}
+
+}  // namespace
+
+void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
+  spec->choice = c;
+  spec->log2_elem = log2_of(p.elem_size);
+  spec->smem_bytes = 0;
+  if (c.schema == Schema::Copy || c.schema == Schema::Rows)
+    build_rows(p, &spec->rows);
+  else
+    build_tiled(p, c, spec);
+}
+
+std::string summarize(const Problem& p, const Choice& c) {
+  std::string s = schema_name(c.schema);
+  if (c.schema == Schema::Copy || c.schema == Schema::Rows) {
+    s += " row=" + std::to_string(c.in_run * static_cast<int64_t>(p.elem_size)) + "B";
+  } else {
+    s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +
+         " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads);
+  }
+  s += " grid=" + std::to_string(c.grid) + " " + std::to_string(p.elem_size) + "B";
+  return s;
+}
+
+bool parse_schema(const std::string& text, SchemaRequest* req, std::string* why) {
+  *req = SchemaRequest{};
+  req->text = text;
+  const size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  struct Name { const char* name; unsigned mask; };
+  static const Name kNames[] = {
+      {"copy", unsigned(Schema::Copy)},
+      {"rows", unsigned(Schema::Rows)},
+      {"tiledcopy", unsigned(Schema::Rows)},
+      {"fvi-match-large", unsigned(Schema::Rows)},
+      {"fvi-small", unsigned(Schema::FviSmall)},
+      {"fvi-match-small", unsigned(Schema::FviSmall)},
+      {"tiled", unsigned(Schema::Tiled)},
+      {"orthogonal-distinct", unsigned(Schema::Tiled)},
+      {"packed", unsigned(Schema::Packed)},
+      {"packed-split", unsigned(Schema::PackedSplit)},
+      {"orthogonal-arbitrary", unsigned(Schema::Packed) | unsigned(Schema::PackedSplit)},
+  };
+  for (const Name& n : kNames)
+    if (name == n.name) req->mask = n.mask;
+  if (req->mask == 0) {
+    *why = "unknown CUDA schema '" + name + "'; valid names: copy, rows (tiledcopy, "
+           "fvi-match-large), fvi-small (fvi-match-small), tiled (orthogonal-distinct), packed, "
+           "packed-split, orthogonal-arbitrary; parameters for the tiled kernels: "
+           "name:threads=N,in=N,out=N";
+    return false;
+  }
+  size_t pos = colon == std::string::npos ? text.size() : colon + 1;
+  while (pos < text.size()) {
+    size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string kv = text.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t eq = kv.find('=');
+    const std::string key = kv.substr(0, eq);
+    long long v = 0;
+    const bool number = eq != std::string::npos && eq + 1 < kv.size() &&
+                        kv.find_first_not_of("0123456789", eq + 1) == std::string::npos &&
+                        kv.size() - eq - 1 <= 9;
+    if (number) v = std::stoll(kv.substr(eq + 1));
+    if (!number || v <= 0) {
+      *why = "schema '" + text + "': parameter '" + kv + "' is not key=positive integer";
+      return false;
+    }
+    if (key == "threads") {
+      if (v % 32 != 0 || v > kMaxTileThreads) {
+        *why = "schema '" + text + "': threads must be a multiple of 32 up to " +
+               std::to_string(kMaxTileThreads);
+        return false;
+      }
+      req->threads = static_cast<int>(v);
+    } else if (key == "in") {
+      req->in_run = v;
+    } else if (key == "out") {
+      req->out_run = v;
+    } else {
+      *why = "schema '" + text + "': unknown parameter '" + key + "' (threads, in, out)";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace xpose::detail

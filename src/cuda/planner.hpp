@@ -1,0 +1,69 @@
+// The CUDA planner: candidate kernels for a normalized problem, an analytic cost model over
+// device properties, and the kernel parameter blocks of a chosen candidate. Host C++ only: no
+// CUDA header reaches this file or planner.cpp, so the model is testable without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "cuda/params.hpp"
+#include "cuda/runtime.hpp"
+
+namespace xpose::detail {
+
+// Every schema maps to one of two kernels: rows.cu (Copy, Rows) or tiled.cu (the others).
+enum class Schema : unsigned {
+  Copy = 1u << 0,         // rank <= 1: plain copy
+  Rows = 1u << 1,         // FVI-Match-Large / TiledCopy: leading dim stays, rows copied
+  FviSmall = 1u << 2,     // FVI-Match-Small (TTLG Alg. 6): leading dim stays, b x b x N0 slices
+  Tiled = 1u << 3,        // Orthogonal-Distinct / Tiled: disjoint input and output runs
+  Packed = 1u << 4,       // Orthogonal-Arbitrary / Packed: overlapping runs, nothing split
+  PackedSplit = 1u << 5,  // Orthogonal-Arbitrary / PackedSplit: overlapping runs, dims split
+};
+const char* schema_name(Schema s);
+
+// A forced schema request, parsed from "name[:key=value,...]" (docs/cuda.md).
+struct SchemaRequest {
+  unsigned mask = 0;      // allowed Schema bits; 0 = planner's choice among all
+  int threads = 0;        // tiled kernels: block size; 0 = planner's
+  int64_t in_run = 0;     // tiled kernels: target input run (elements); 0 = planner's targets
+  int64_t out_run = 0;    // tiled kernels: target output run (elements)
+  std::string text;       // as given
+};
+// Parses `text` (non-empty); on failure returns false and sets `why`.
+bool parse_schema(const std::string& text, SchemaRequest* req, std::string* why);
+
+// One candidate: the schema and the tile it stages (tiled kernels), with its predicted time.
+struct Choice {
+  Schema schema = Schema::Copy;
+  // Tiled kernels: input run = input dims 0..a-1 whole and dim a by `ta`; output run = output
+  // dims 0..c-1 whole and output dim c (input dim perm[c]) by `tc`.
+  int a = 0, c = 0;
+  int64_t ta = 1, tc = 1;
+  int threads = 0;
+  int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
+  int64_t tile_volume = 0, num_tiles = 0;
+  unsigned grid = 0;
+  double predicted = 0;  // seconds
+};
+
+// All candidates the planner considers (those `req` allows; req may be null), best first.
+void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
+                       std::vector<Choice>* out);
+
+// The parameters of a choice, ready to launch.
+struct KernelSpec {
+  Choice choice;
+  int log2_elem = 0;
+  unsigned smem_bytes = 0;
+  TiledParams tiled;  // tiled kernels
+  RowParams rows;     // Copy, Rows
+};
+void build_spec(const Problem& p, const Choice& c, KernelSpec* spec);
+
+// One line, no commas: "tiled in=32 out=32 tile=1024 T=256 grid=528 8B".
+std::string summarize(const Problem& p, const Choice& c);
+
+}  // namespace xpose::detail

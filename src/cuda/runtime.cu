@@ -1,0 +1,183 @@
+// CUDA runtime glue: device discovery behind cuda_usable / cuda_resolve_device, the per-device
+// property cache the planner reads, the device guard of execute, and scratch timing for measure
+// planning. The only host file of the backend that includes cuda_runtime.h.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <mutex>
+
+#include "core/backend.hpp"
+#include "core/status.hpp"
+#include "cuda/runtime.hpp"
+
+namespace xpose::detail {
+namespace {
+
+std::string cuda_text(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+xpose_status_t device_fail(const char* what, cudaError_t e) {
+  return fail(XPOSE_ERROR_DEVICE, std::string(what) + " failed: " + cuda_text(e));
+}
+
+int attribute(cudaDeviceAttr a, int ordinal) {
+  int v = 0;
+  return cudaDeviceGetAttribute(&v, a, ordinal) == cudaSuccess ? v : 0;
+}
+
+// Fills `info`; returns the CUDA error of the first query that failed.
+cudaError_t query(int ordinal, DeviceInfo* info) {
+  cudaDeviceProp prop{};
+  const cudaError_t e = cudaGetDeviceProperties(&prop, ordinal);
+  if (e != cudaSuccess) return e;
+  info->ordinal = ordinal;
+  info->name = prop.name;
+  info->sms = prop.multiProcessorCount;
+  info->l2_bytes = prop.l2CacheSize;
+  info->smem_per_block = static_cast<int>(prop.sharedMemPerBlock);
+  info->smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
+  info->regs_per_sm = prop.regsPerMultiprocessor;
+  info->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  info->clock_hz = 1e3 * attribute(cudaDevAttrClockRate, ordinal);
+  const double mem_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
+  const double bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal);
+  info->dram_bytes_per_s = 2.0 * mem_khz * 1e3 * bus_bits / 8.0;
+  // Fallbacks where a driver reports nothing: H100 SXM figures.
+  if (info->clock_hz <= 0) info->clock_hz = 1.755e9;
+  if (info->dram_bytes_per_s <= 0) info->dram_bytes_per_s = 3.35e12;
+  int previous = -1;
+  cudaGetDevice(&previous);
+  if (previous != ordinal) cudaSetDevice(ordinal);
+  tiled_kernel_regs(info->tiled_regs);
+  if (previous >= 0 && previous != ordinal) cudaSetDevice(previous);
+  return cudaSuccess;
+}
+
+}  // namespace
+
+bool cuda_usable(std::string* why) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    if (why) *why = "no usable CUDA device: cudaGetDeviceCount failed: " + cuda_text(e);
+    cudaGetLastError();
+    return false;
+  }
+  if (count == 0) {
+    if (why) *why = "no usable CUDA device: the driver reports 0 devices";
+    return false;
+  }
+  return true;
+}
+
+xpose_status_t cuda_resolve_device(int requested, int* device) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) return device_fail("cudaGetDeviceCount", e);
+  if (requested == -1) {
+    e = cudaGetDevice(device);
+    if (e != cudaSuccess) return device_fail("cudaGetDevice", e);
+    return XPOSE_SUCCESS;
+  }
+  if (requested < 0 || requested >= count)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT,
+                "options->device = " + std::to_string(requested) + " is out of range: " +
+                    std::to_string(count) + " CUDA device(s), ordinals 0.." +
+                    std::to_string(count - 1) + " (or -1 for the current device)");
+  *device = requested;
+  return XPOSE_SUCCESS;
+}
+
+const DeviceInfo* device_info(int ordinal, std::string* why) {
+  // Device ordinals are small; one slot each, filled once under the lock, never freed.
+  static std::mutex mutex;
+  static std::array<std::unique_ptr<DeviceInfo>, 64> cache;
+  if (ordinal < 0 || ordinal >= static_cast<int>(cache.size())) {
+    if (why) *why = "device ordinal " + std::to_string(ordinal) + " is out of range";
+    return nullptr;
+  }
+  std::lock_guard lock(mutex);
+  if (!cache[ordinal]) {
+    auto info = std::make_unique<DeviceInfo>();
+    const cudaError_t e = query(ordinal, info.get());
+    if (e != cudaSuccess) {
+      if (why) *why = "cudaGetDeviceProperties failed: " + cuda_text(e);
+      return nullptr;
+    }
+    cache[ordinal] = std::move(info);
+  }
+  return cache[ordinal].get();
+}
+
+DeviceGuard::DeviceGuard(int ordinal) {
+  if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+  if (previous_ == ordinal) return;
+  const cudaError_t e = cudaSetDevice(ordinal);
+  if (e != cudaSuccess) {
+    status_ = device_fail("cudaSetDevice", e);
+    previous_ = ordinal;
+  }
+}
+
+DeviceGuard::~DeviceGuard() {
+  int now = -1;
+  if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_)
+    cudaSetDevice(previous_);
+}
+
+xpose_status_t time_runs(int ordinal, int64_t bytes, const std::vector<TimedRun>& runs, int reps,
+                         std::vector<double>* seconds) {
+  DeviceGuard guard(ordinal);
+  XPOSE_TRY(guard.status());
+  seconds->assign(runs.size(), -1.0);
+  void* in = nullptr;
+  void* out = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  // Everything acquired below is released on every path by this cleanup.
+  struct Cleanup {
+    void** in; void** out; cudaStream_t* s; cudaEvent_t* a; cudaEvent_t* b;
+    ~Cleanup() {
+      if (*s) cudaStreamSynchronize(*s);
+      if (*in) cudaFree(*in);
+      if (*out) cudaFree(*out);
+      if (*a) cudaEventDestroy(*a);
+      if (*b) cudaEventDestroy(*b);
+      if (*s) cudaStreamDestroy(*s);
+    }
+  } cleanup{&in, &out, &stream, &start, &stop};
+  cudaError_t e = cudaMalloc(&in, static_cast<size_t>(bytes));
+  if (e == cudaSuccess) e = cudaMalloc(&out, static_cast<size_t>(bytes));
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return fail(XPOSE_ERROR_OUT_OF_MEMORY, "measure planning: no device memory for 2 x " +
+                                               std::to_string(bytes) + " bytes of scratch");
+  }
+  if (e != cudaSuccess) return device_fail("cudaMalloc", e);
+  if ((e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) != cudaSuccess)
+    return device_fail("cudaStreamCreate", e);
+  if ((e = cudaEventCreate(&start)) != cudaSuccess || (e = cudaEventCreate(&stop)) != cudaSuccess)
+    return device_fail("cudaEventCreate", e);
+  if ((e = cudaMemsetAsync(in, 0x5A, static_cast<size_t>(bytes), stream)) != cudaSuccess)
+    return device_fail("cudaMemsetAsync", e);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    XPOSE_TRY(runs[i](in, out, stream));  // warm-up
+    std::vector<float> ms(static_cast<size_t>(reps));
+    for (int r = 0; r < reps; ++r) {
+      cudaEventRecord(start, stream);
+      XPOSE_TRY(runs[i](in, out, stream));
+      cudaEventRecord(stop, stream);
+      if ((e = cudaEventSynchronize(stop)) != cudaSuccess)
+        return device_fail("cudaEventSynchronize", e);
+      cudaEventElapsedTime(&ms[static_cast<size_t>(r)], start, stop);
+    }
+    std::nth_element(ms.begin(), ms.begin() + reps / 2, ms.end());
+    (*seconds)[i] = 1e-3 * ms[static_cast<size_t>(reps / 2)];
+  }
+  return XPOSE_SUCCESS;
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,66 @@
+// The CUDA backend's seam between host C++ (planner, plans: no CUDA headers) and the files that
+// include cuda_runtime.h (runtime.cu, the kernel files). Everything here is CUDA-free: streams
+// travel as void*, errors as a status plus CUDA's text.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda/params.hpp"
+#include "xpose/xpose.h"
+
+namespace xpose::detail {
+
+// What the planner and the cost model need of a device; read once per device and cached.
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int sms = 0;
+  int64_t l2_bytes = 0;
+  int smem_per_block = 0;       // bytes, without opt-in
+  int smem_per_sm = 0;          // bytes
+  int regs_per_sm = 0;
+  int max_threads_per_sm = 0;
+  double clock_hz = 0;          // SM clock
+  double dram_bytes_per_s = 0;  // peak: 2 * memory clock * bus width
+  int tiled_regs[5] = {};       // registers per thread of the tiled kernel, by log2(elem size)
+};
+
+// The device's properties (nullptr only if the query fails; `why` then says why).
+const DeviceInfo* device_info(int ordinal, std::string* why);
+
+// Kernel launches: enqueue only. `stream` is a cudaStream_t. On failure: XPOSE_ERROR_DEVICE with
+// CUDA's text (recorded through fail()).
+xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in, void* out,
+                            void* stream, unsigned grid, unsigned threads, unsigned smem_bytes);
+// `vec_log2`: log2 of the access width in bytes (0..4); the caller checked that the width
+// divides both pointers, row_bytes and every stride.
+xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, void* out,
+                           void* stream, unsigned grid);
+// Registers per thread of the tiled kernel for each element size (cudaFuncGetAttributes).
+void tiled_kernel_regs(int regs[5]);
+
+// Makes `ordinal` current for the scope of a launch and restores the caller's device after.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int ordinal);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+  xpose_status_t status() const { return status_; }
+
+ private:
+  int previous_ = -1;
+  xpose_status_t status_ = XPOSE_SUCCESS;
+};
+
+// Measure planning: allocates scratch input and output buffers of `bytes` each on `ordinal`
+// (filled with a non-zero pattern), times each run on a private stream (one warm-up, then the
+// median of `reps`), frees everything. A run enqueues on the stream it is given.
+using TimedRun = std::function<xpose_status_t(const void* in, void* out, void* stream)>;
+xpose_status_t time_runs(int ordinal, int64_t bytes, const std::vector<TimedRun>& runs, int reps,
+                         std::vector<double>* seconds);
+
+}  // namespace xpose::detail

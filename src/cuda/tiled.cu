@@ -1,0 +1,161 @@
+// Tiled / Packed / PackedSplit / FVI-Match-Small (cuTT's Tiled, Packed, PackedSplit; TTLG's
+// Orthogonal-Distinct, Orthogonal-Arbitrary, FVI-Match-Small): one kernel over a tile staged in
+// padded shared memory. The planner (planner.cpp) decides the tile; the kernel only walks it.
+//
+// Each thread owns kElemsPerThread fixed positions of the tile in each phase. Their global and
+// shared-memory offsets are the same in every tile, so they are decoded once per block (32-bit
+// fast division over the tile's dimensions) and kept in registers; a tile then costs one 64-bit
+// decode of its index (the grid is folded: blocks stride over tiles, so any number of tiles
+// fits the launch limits) and, per element, one load, one shared store, one shared load and one
+// store. Blocked dimensions (at most two) make edge tiles partial: each position carries its
+// coordinates along them, checked against the tile's limits.
+#include <cuda_runtime.h>
+
+#include "core/status.hpp"
+#include "cuda/elem_types.cuh"
+#include "cuda/runtime.hpp"
+
+namespace xpose::detail {
+namespace {
+
+// A thread's positions in one phase: global offset (relative to the tile's base), shared-memory
+// offset, and coordinates along the blocked slots packed as (slot1 << 16) | slot0.
+template <class Off>
+struct Positions {
+  Off global[kElemsPerThread];
+  int32_t shared[kElemsPerThread];
+  uint32_t coord[kElemsPerThread];
+};
+
+template <class Off>
+__device__ __forceinline__ void decode_positions(const TileDim* dims, int n, int volume,
+                                                 Positions<Off>& pos) {
+#pragma unroll
+  for (int e = 0; e < kElemsPerThread; ++e) {
+    const uint32_t idx = threadIdx.x + static_cast<uint32_t>(e) * blockDim.x;
+    Off g = 0;
+    int32_t s = 0;
+    uint32_t c01 = kNoSlot;
+    if (idx < static_cast<uint32_t>(volume)) {
+      uint32_t rest = idx, c0 = 0, c1 = 0;
+      for (int k = 0; k < n; ++k) {
+        const uint32_t q = dims[k].extent.div(rest);
+        const uint32_t c = rest - q * dims[k].extent.d;
+        rest = q;
+        g += static_cast<Off>(c) * static_cast<Off>(dims[k].stride);
+        s += static_cast<int32_t>(c) * dims[k].smem_stride;
+        if (dims[k].slot == 0) c0 = c;
+        if (dims[k].slot == 1) c1 = c;
+      }
+      c01 = c0 | (c1 << 16);
+    }
+    pos.global[e] = g;
+    pos.shared[e] = s;
+    pos.coord[e] = c01;
+  }
+}
+
+struct TileBase {
+  int64_t in = 0, out = 0;
+  uint32_t lim0 = 0, lim1 = 0;
+};
+
+__device__ __forceinline__ TileBase decode_tile(const TiledParams& p, int64_t tile) {
+  TileBase b;
+  b.lim0 = static_cast<uint32_t>(p.slot_tile[0]);
+  b.lim1 = static_cast<uint32_t>(p.slot_tile[1]);
+  uint64_t rest = static_cast<uint64_t>(tile);
+  for (int k = 0; k < p.n_grid; ++k) {
+    const GridDim& g = p.grid[k];
+    const uint64_t q = g.count.div(rest);
+    const int64_t c = static_cast<int64_t>(rest - q * g.count.d);
+    rest = q;
+    b.in += c * g.in_step;
+    b.out += c * g.out_step;
+    if (g.slot >= 0) {
+      const int64_t left = g.extent - c * g.tile;
+      const uint32_t lim = static_cast<uint32_t>(left < g.tile ? left : g.tile);
+      if (g.slot == 0) b.lim0 = lim; else b.lim1 = lim;
+    }
+  }
+  return b;
+}
+
+__device__ __forceinline__ bool inside(uint32_t coord, const TileBase& b) {
+  return (coord & 0xFFFFu) < b.lim0 && (coord >> 16) < b.lim1;
+}
+
+// Off: type of the tile-relative offsets (int32 unless the planner saw them overflow).
+// The cap of 64 registers (two blocks of 512 threads per SM) keeps enough loads in flight.
+template <class T, class Off>
+__global__ void __launch_bounds__(kMaxTileThreads, 2)
+    tiled_kernel(const __grid_constant__ TiledParams p, const T* __restrict__ in,
+                 T* __restrict__ out) {
+  extern __shared__ uint4 smem_raw[];
+  T* tile = reinterpret_cast<T*>(smem_raw);
+  Positions<Off> rd, wr;
+  decode_positions(p.in, p.n_in, p.volume, rd);
+  decode_positions(p.out, p.n_out, p.volume, wr);
+  for (int64_t t = blockIdx.x; t < p.num_tiles; t += gridDim.x) {
+    const TileBase b = decode_tile(p, t);
+    T v[kElemsPerThread];
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(rd.coord[e], b)) v[e] = in[b.in + rd.global[e]];
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(rd.coord[e], b)) tile[rd.shared[e]] = v[e];
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(wr.coord[e], b)) v[e] = tile[wr.shared[e]];
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(wr.coord[e], b)) out[b.out + wr.global[e]] = v[e];
+    __syncthreads();
+  }
+}
+
+template <int Log2, class Off>
+cudaError_t launch_one(const TiledParams& p, const void* in, void* out, cudaStream_t stream,
+                       unsigned grid, unsigned threads, unsigned smem) {
+  using T = Elem<Log2>;
+  tiled_kernel<T, Off><<<grid, threads, smem, stream>>>(p, static_cast<const T*>(in),
+                                                        static_cast<T*>(out));
+  return cudaGetLastError();
+}
+
+template <int Log2>
+int regs_of() {
+  cudaFuncAttributes a{};
+  return cudaFuncGetAttributes(&a, tiled_kernel<Elem<Log2>, int32_t>) == cudaSuccess ? a.numRegs
+                                                                                      : 0;
+}
+
+using LaunchFn = cudaError_t (*)(const TiledParams&, const void*, void*, cudaStream_t, unsigned,
+                                 unsigned, unsigned);
+// The dispatch table: one instantiation per element size and offset width.
+constexpr LaunchFn kLaunch[2][5] = {
+    {&launch_one<0, int32_t>, &launch_one<1, int32_t>, &launch_one<2, int32_t>,
+     &launch_one<3, int32_t>, &launch_one<4, int32_t>},
+    {&launch_one<0, int64_t>, &launch_one<1, int64_t>, &launch_one<2, int64_t>,
+     &launch_one<3, int64_t>, &launch_one<4, int64_t>}};
+
+}  // namespace
+
+xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in, void* out,
+                            void* stream, unsigned grid, unsigned threads, unsigned smem_bytes) {
+  return launch_status(kLaunch[p.wide ? 1 : 0][log2_elem](p, in, out, static_cast<cudaStream_t>(stream), grid,
+                                          threads, smem_bytes),
+                       "tiled");
+}
+
+void tiled_kernel_regs(int regs[5]) {
+  regs[0] = regs_of<0>();
+  regs[1] = regs_of<1>();
+  regs[2] = regs_of<2>();
+  regs[3] = regs_of<3>();
+  regs[4] = regs_of<4>();
+}
+
+}  // namespace xpose::detail

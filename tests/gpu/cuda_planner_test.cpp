@@ -1,0 +1,141 @@
+// The CUDA planner and its arithmetic, on the host: these run without a GPU (in CI too), on a
+// DeviceInfo with H100 SXM figures.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+
+#include "core/problem.hpp"
+#include "cuda/fast_div.hpp"
+#include "cuda/planner.hpp"
+#include "gpu_util.hpp"
+
+using namespace xpose::detail;
+
+namespace {
+
+DeviceInfo h100() {
+  DeviceInfo d;
+  d.name = "H100 (model)";
+  d.sms = 132;
+  d.l2_bytes = 50 << 20;
+  d.smem_per_block = 48 << 10;
+  d.smem_per_sm = 228 << 10;
+  d.regs_per_sm = 65536;
+  d.max_threads_per_sm = 2048;
+  d.clock_hz = 1.755e9;
+  d.dram_bytes_per_s = 3.35e12;
+  for (int& r : d.tiled_regs) r = 64;
+  return d;
+}
+
+Problem problem(std::vector<int64_t> ext, std::vector<int> perm, size_t es) {
+  Problem p;
+  EXPECT_EQ(make_problem(static_cast<int>(ext.size()), ext.data(), perm.data(), es,
+                         XPOSE_COL_MAJOR, &p),
+            XPOSE_SUCCESS);
+  return p;
+}
+
+TEST(CudaFastDiv, MatchesDivision) {
+  std::mt19937_64 rng(xpose_test::test_seed("CudaFastDiv"));
+  for (int i = 0; i < 20000; ++i) {
+    const uint32_t d32 = 1 + static_cast<uint32_t>(rng() % (i % 2 ? 100 : 0x7FFFFFFF));
+    const uint32_t n32 = static_cast<uint32_t>(rng() % 0x80000000u);
+    ASSERT_EQ(FastDiv32::make(d32).div(n32), n32 / d32) << n32 << "/" << d32;
+    const uint64_t d64 = 1 + rng() % (i % 3 == 0 ? 1000 : (i % 3 == 1 ? (1ull << 40) : (1ull << 62)));
+    const uint64_t n64 = rng() >> 1;
+    ASSERT_EQ(FastDiv64::make(d64).div(n64), n64 / d64) << n64 << "/" << d64;
+  }
+  for (uint64_t d : std::initializer_list<uint64_t>{1, 2, 3, 7, 1ull << 31, (1ull << 62) + 1, (1ull << 63) - 1})
+    for (uint64_t n : {uint64_t{0}, uint64_t{1}, d - 1, d, (uint64_t{1} << 63) - 1})
+      ASSERT_EQ(FastDiv64::make(d).div(n), n / d) << n << "/" << d;
+}
+
+TEST(CudaPlanner, SchemasByCaseClass) {
+  const DeviceInfo dev = h100();
+  std::vector<Choice> c;
+  enumerate_choices(problem({1 << 20}, {0}, 8), dev, nullptr, &c);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].schema, Schema::Copy);
+  enumerate_choices(problem({4096, 64, 64}, {0, 2, 1}, 8), dev, nullptr, &c);
+  ASSERT_FALSE(c.empty());
+  EXPECT_EQ(c[0].schema, Schema::Rows) << summarize(problem({4096, 64, 64}, {0, 2, 1}, 8), c[0]);
+  enumerate_choices(problem({4, 512, 512}, {0, 2, 1}, 8), dev, nullptr, &c);
+  ASSERT_FALSE(c.empty());
+  EXPECT_EQ(c[0].schema, Schema::FviSmall);
+  enumerate_choices(problem({4096, 4096}, {1, 0}, 8), dev, nullptr, &c);
+  ASSERT_FALSE(c.empty());
+  EXPECT_EQ(c[0].schema, Schema::Tiled);
+  // Every candidate's predicted time is positive and the list is sorted.
+  for (size_t i = 1; i < c.size(); ++i) EXPECT_LE(c[i - 1].predicted, c[i].predicted);
+  EXPECT_GT(c[0].predicted, 0);
+}
+
+TEST(CudaPlanner, ModelPredictsNearCopyForLargeTranspose) {
+  const DeviceInfo dev = h100();
+  std::vector<Choice> copy, tr;
+  enumerate_choices(problem({int64_t{1} << 25}, {0}, 8), dev, nullptr, &copy);
+  enumerate_choices(problem({8192, 4096}, {1, 0}, 8), dev, nullptr, &tr);
+  ASSERT_FALSE(copy.empty());
+  ASSERT_FALSE(tr.empty());
+  const double ratio = copy[0].predicted / tr[0].predicted;
+  EXPECT_GT(ratio, 0.7);
+  EXPECT_LE(ratio, 1.01);
+}
+
+TEST(CudaPlanner, SpecsStayWithinLimits) {
+  const DeviceInfo dev = h100();
+  std::mt19937_64 rng(xpose_test::test_seed("SpecsStayWithinLimits"));
+  for (int iter = 0; iter < 300; ++iter) {
+    const int rank = 2 + static_cast<int>(rng() % 10);
+    std::vector<int64_t> ext(rank);
+    std::vector<int> perm(rank);
+    for (int k = 0; k < rank; ++k) ext[k] = 2 + static_cast<int64_t>(rng() % 40), perm[k] = k;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const size_t es = size_t{1} << (rng() % 5);
+    const Problem p = problem(ext, perm, es);
+    std::vector<Choice> c;
+    enumerate_choices(p, dev, nullptr, &c);
+    ASSERT_FALSE(c.empty()) << p.to_string();
+    KernelSpec spec;
+    build_spec(p, c[0], &spec);
+    if (c[0].schema == Schema::Copy || c[0].schema == Schema::Rows) continue;
+    EXPECT_LE(spec.smem_bytes, static_cast<unsigned>(kMaxTileSmemBytes));
+    EXPECT_LE(spec.tiled.volume, c[0].threads * kElemsPerThread);
+    EXPECT_GE(spec.choice.grid, 1u);
+    EXPECT_EQ(summarize(p, c[0]).find(','), std::string::npos);
+  }
+}
+
+TEST(CudaPlanner, ParseSchema) {
+  SchemaRequest r;
+  std::string why;
+  EXPECT_TRUE(parse_schema("tiled:in=64,out=32,threads=256", &r, &why));
+  EXPECT_EQ(r.in_run, 64);
+  EXPECT_EQ(r.threads, 256);
+  EXPECT_FALSE(parse_schema("nope", &r, &why));
+  EXPECT_NE(why.find("packed-split"), std::string::npos);
+  EXPECT_FALSE(parse_schema("tiled:foo=1", &r, &why));
+  EXPECT_FALSE(parse_schema("tiled:in=", &r, &why));
+}
+
+// The planner alone (no device query) for rank-8 problems; generous bound for shared CI boxes.
+TEST(CudaPlanner, EnumerationIsFast) {
+  const DeviceInfo dev = h100();
+  const Problem p = problem({5, 3, 2, 4, 35, 33, 37, 40}, {7, 2, 5, 0, 3, 1, 6, 4}, 8);
+  std::vector<Choice> c;
+  KernelSpec spec;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 200; ++i) {
+    enumerate_choices(p, dev, nullptr, &c);
+    build_spec(p, c[0], &spec);
+  }
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+      200;
+  std::printf("enumerate + build, rank 8: %.1f us (%zu candidates)\n", us, c.size());
+  EXPECT_LT(us, 500.0);
+}
+
+}  // namespace
