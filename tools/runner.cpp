@@ -119,9 +119,14 @@ Workspace::~Workspace() {
 
 void Workspace::prepare(size_t bytes, uint64_t seed) {
   if (bytes > capacity_) throw ToolError("internal: case larger than the workspace");
-  fill_random(host_in_, bytes, seed, settings_.threads);
+  // The input is filled (and uploaded) once per workspace: every case reads a prefix of the same
+  // random bytes, which spares a suite of multi-GB cases as many fills and uploads.
+  if (!input_ready_) {
+    fill_random(host_in_, capacity_, seed, settings_.threads);
+    if (settings_.on_gpu()) gpu::upload(in_, host_in_, capacity_);
+    input_ready_ = true;
+  }
   if (settings_.on_gpu()) {
-    gpu::upload(in_, host_in_, bytes);
     gpu::fill(out_, 0, bytes);
   } else {
     parallel_memset(out_, 0, bytes, settings_.threads);

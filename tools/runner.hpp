@@ -38,8 +38,8 @@ class Workspace {
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
 
-  // Random input whose every byte is non-zero, output poisoned with zero bytes: an element the
-  // transposition forgets to write can never match.
+  // Random input whose every byte is non-zero (filled on the first call only), output poisoned
+  // with zero bytes: an element the transposition forgets to write can never match.
   void prepare(size_t bytes, uint64_t seed);
   void* in() { return in_; }
   void* out() { return out_; }
@@ -50,6 +50,7 @@ class Workspace {
  private:
   Settings settings_;
   size_t capacity_;
+  bool input_ready_ = false;
   void* in_ = nullptr;
   void* out_ = nullptr;
   unsigned char* host_in_ = nullptr;   // the input itself on the CPU, a staging copy on the GPU
