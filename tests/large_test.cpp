@@ -30,11 +30,33 @@ unsigned char value_at(uint64_t i) {
   return static_cast<unsigned char>((i >> 32) ^ (i >> 56));
 }
 
+// The case: in has kRows (stride-1) x kCols bytes; out = its transpose, so out(c, r) = in(r, c):
+// out index c + kCols * r holds in index r + kRows * c.
+constexpr int64_t kRows = 65536, kCols = 32769, kVolume = kRows * kCols;
+
+unsigned char expected(int64_t j) {
+  return value_at(static_cast<uint64_t>(j / kCols + kRows * (j % kCols)));
+}
+
+// Wrong output bytes among 2M random positions, whole rows and columns at both ends and the
+// middle, and the last 4096 bytes (all beyond index 2^31).
+int64_t count_wrong(const unsigned char* out) {
+  const auto bad = [&](int64_t r, int64_t c) { return out[c + kCols * r] != expected(c + kCols * r); };
+  int64_t wrong = 0;
+  xpose_test::Rng rng(xpose_test::test_seed());
+  for (int t = 0; t < 2000000; ++t)
+    wrong += bad(static_cast<int64_t>(rng.below(kRows)), static_cast<int64_t>(rng.below(kCols)));
+  for (int64_t r : {int64_t{0}, int64_t{1}, kRows / 2, kRows - 1})
+    for (int64_t c = 0; c < kCols; ++c) wrong += bad(r, c);
+  for (int64_t c : {int64_t{0}, kCols - 2, kCols - 1})
+    for (int64_t r = 0; r < kRows; ++r) wrong += bad(r, c);
+  for (int64_t j = kVolume - 4096; j < kVolume; ++j) wrong += out[j] != expected(j);
+  return wrong;
+}
+
 TEST(Large, MoreThan2To31ElementsOnTheCpu) {
-  const int64_t rows = 65536, cols = 32769;  // in: rows is stride-1; out = its transpose
-  const int64_t volume = rows * cols;
-  ASSERT_GT(volume, int64_t{1} << 31);
-  const size_t bytes = static_cast<size_t>(volume);
+  ASSERT_GT(kVolume, int64_t{1} << 31);
+  const size_t bytes = static_cast<size_t>(kVolume);
   Bytes in_mem = allocate(bytes), out_mem = allocate(bytes);
   if (!in_mem || !out_mem) GTEST_SKIP() << "cannot allocate 2 x " << bytes << " bytes";
   unsigned char* in = in_mem.get() + kGuard;
@@ -42,33 +64,19 @@ TEST(Large, MoreThan2To31ElementsOnTheCpu) {
   std::memset(out_mem.get(), kGuardByte, kGuard);
   std::memset(out + bytes, kGuardByte, kGuard);
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < volume; ++i) in[i] = value_at(static_cast<uint64_t>(i));
-  // out(c, r) = in(r, c): out index c + cols * r holds in index r + rows * c.
-  const auto expected = [&](int64_t j) {
-    return value_at(static_cast<uint64_t>(j / cols + rows * (j % cols)));
-  };
+  for (int64_t i = 0; i < kVolume; ++i) in[i] = value_at(static_cast<uint64_t>(i));
   // Poison the output's last 4096 bytes (all beyond index 2^31) with values sure to be wrong;
   // the rest is left as malloc gave it, since writing 2 GB more would only slow the test.
-  for (int64_t j = volume - 4096; j < volume; ++j) out[j] = static_cast<unsigned char>(~expected(j));
-  const int64_t extents[2] = {rows, cols};
+  for (int64_t j = kVolume - 4096; j < kVolume; ++j)
+    out[j] = static_cast<unsigned char>(~expected(j));
+  const int64_t extents[2] = {kRows, kCols};
   const int perm[2] = {1, 0};
   xpose_options_t o;
   xpose_options_init(&o);
   o.backend = XPOSE_BACKEND_CPU;
   ASSERT_EQ(xpose_transpose(2, extents, perm, 1, in, out, &o, nullptr), XPOSE_SUCCESS)
       << xpose_last_error();
-  const auto check = [&](int64_t r, int64_t c) { return out[c + cols * r] == expected(c + cols * r); };
-  int64_t wrong = 0;
-  xpose_test::Rng rng(xpose_test::test_seed());
-  for (int t = 0; t < 2000000; ++t)
-    wrong += !check(static_cast<int64_t>(rng.below(rows)), static_cast<int64_t>(rng.below(cols)));
-  for (int64_t r : {int64_t{0}, int64_t{1}, rows / 2, rows - 1})
-    for (int64_t c = 0; c < cols; ++c) wrong += !check(r, c);
-  for (int64_t c : {int64_t{0}, cols - 2, cols - 1})
-    for (int64_t r = 0; r < rows; ++r) wrong += !check(r, c);
-  // The last 4096 output bytes, all beyond index 2^31.
-  for (int64_t j = volume - 4096; j < volume; ++j) wrong += out[j] != expected(j);
-  EXPECT_EQ(wrong, 0) << xpose_test::seed_note();
+  EXPECT_EQ(count_wrong(out), 0) << xpose_test::seed_note();
   for (size_t g = 0; g < kGuard; ++g) {
     ASSERT_EQ(out_mem[g], kGuardByte) << "wrote before the output";
     ASSERT_EQ(out[bytes + g], kGuardByte) << "wrote after the output";
