@@ -38,13 +38,13 @@ void print_indented(const std::string& text, const char* indent) {
 void print_candidates(const std::vector<xpose::detail::Candidate>& candidates) {
   std::printf("candidates  %zu (predicted / measured)\n", candidates.size());
   for (const auto& cand : candidates) {
-    std::printf("  %s %-10s %-10s ", cand.chosen ? "*" : " ",
+    std::printf("  %s %-12s %-12s ", cand.chosen ? "*" : " ",
                 seconds_text(cand.predicted_seconds).c_str(),
                 seconds_text(cand.measured_seconds).c_str());
     const std::string& d = cand.description;
     std::printf("%s\n", first_line(d).c_str());
     if (d.find('\n') != std::string::npos && d.find('\n') + 1 < d.size())
-      print_indented(d.substr(d.find('\n') + 1), "                           ");
+      print_indented(d.substr(d.find('\n') + 1), std::string(30, ' ').c_str());
   }
 }
 
