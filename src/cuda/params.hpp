@@ -16,7 +16,8 @@ inline constexpr int kMaxGridDims = 32;
 inline constexpr int kElemsPerThread = 4;
 inline constexpr int kMaxTileThreads = 512;
 inline constexpr int kMaxTileVolume = kElemsPerThread * kMaxTileThreads;
-inline constexpr int kMaxTileSmemBytes = 48 * 1024;
+// Per tile buffer; elements of 4 bytes and more use two buffers (48 KB without opt-in).
+inline constexpr int kMaxTileSmemBytes = 24 * 1024;
 // Sentinel coordinates of a thread slot past the tile volume: never valid.
 inline constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
 
@@ -45,6 +46,7 @@ struct TiledParams {
   int32_t n_in = 0, n_out = 0, n_grid = 0;
   int32_t volume = 0;       // tile volume (elements)
   int32_t wide = 0;         // 1: tile-relative offsets need 64 bits (else they fit in int32)
+  int32_t buffer_elems = 0; // shared-memory elements of one tile buffer (two for >= 4 bytes)
   int32_t slot_tile[2] = {1, 1};
   int64_t num_tiles = 0;
   TileDim in[kMaxTileDims];

@@ -23,7 +23,7 @@ struct Tuning {
                                     // kernel with 16 KB of loads in flight per SM ran at 0.64
                                     // of copy on the H100 (docs/perf/cuda-h100.md)
   double launch_s = 2.5e-6;         // launch + ramp of one kernel (cudaMemcpyAsync of 1 MB ~ 3 us)
-  double read_unit = 64, read_merge = 0.5;  // reads: neighbours' partial units hit in L2
+  double read_unit = 64, read_merge = 0.25;  // reads: neighbours' partial units hit in L2
   double write_unit = 128, write_merge = 0.0;
   double issue_efficiency = 0.5;    // of 4 warp instructions per SM per cycle
   double tile_fixed_instr = 40;     // per thread per tile: loop, barriers, limits
@@ -81,6 +81,7 @@ struct Tile {
   int blocked[2] = {-1, -1};  // dims with 1 < t < e (slot 0: input side, slot 1: output side)
   int n_dims = 0, n_grid = 0;
   int64_t volume = 1, num_tiles = 1, in_span = 1, out_span = 1, in_run = 1, out_run = 1;
+  int64_t in_align = 128, out_align = 128;  // bytes: gcd of the spans' start offsets and 128
   int64_t smem_elems = 0, pitch = 0;
   bool overlap = false;
 };
@@ -123,15 +124,23 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
   if (T.t[a] > 1 && T.t[a] < p.extent[a]) T.blocked[0] = a;
   const int oc = p.perm[c];
   if (oc != a && T.t[oc] > 1 && T.t[oc] < p.extent[oc]) T.blocked[1] = oc;
-  // Contiguous spans: whole dims in order, then the first partial one.
-  for (int k = 0; k < g.rank; ++k) {
-    T.in_span *= T.t[k];
-    if (T.t[k] < p.extent[k]) break;
-  }
-  for (int j = 0; j < g.rank; ++j) {
-    T.out_span *= T.t[p.perm[j]];
-    if (T.t[p.perm[j]] < p.extent[p.perm[j]]) break;
-  }
+  // Contiguous spans: whole dims in order, then the first partial one. Spans start at sums of
+  // the strides of the dims after them (and of tile steps of the partial one): their gcd with
+  // 128 is how well the spans sit on cache lines (odd extents: badly).
+  const auto spans = [&](const auto& dim_at, const Extents& stride, int64_t* span,
+                         int64_t* align) {
+    int j = 0;
+    for (; j < g.rank; ++j) {
+      *span *= T.t[dim_at(j)];
+      if (T.t[dim_at(j)] < p.extent[dim_at(j)]) break;
+    }
+    if (j < g.rank)
+      *align = std::gcd(*align, T.t[dim_at(j)] * stride[dim_at(j)] * g.esize);
+    for (int i = j + 1; i < g.rank; ++i)
+      *align = std::gcd(*align, stride[dim_at(i)] * g.esize);
+  };
+  spans([](int j) { return j; }, g.s_in, &T.in_span, &T.in_align);
+  spans([&](int j) { return p.perm[j]; }, g.s_out, &T.out_span, &T.out_align);
   int64_t run = 1;
   for (int k = 0; k <= a; ++k) run *= T.t[k];
   T.pitch = padded_pitch(run, g.esize);
@@ -178,12 +187,13 @@ void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice*
   const int log2e = log2_of(p.elem_size);
   const int threads = c->threads;
   const int64_t slots = ceil_div(T.volume, threads);
-  const int resident = tiled_resident(dev, log2e, threads, T.smem_elems * g.esize);
+  const int resident = tiled_resident(dev, log2e, threads,
+                                      T.smem_elems * g.esize * (g.esize >= 4 ? 2 : 1));
   const int64_t capacity = static_cast<int64_t>(resident) * dev.sms;
   c->grid = static_cast<unsigned>(std::min<int64_t>(T.num_tiles, capacity));
-  const double eff_r = run_efficiency(T.in_span * g.esize, T.in_run * g.esize,
+  const double eff_r = run_efficiency(T.in_span * g.esize, T.in_align,
                                       kTune.read_unit, kTune.read_merge);
-  const double eff_w = run_efficiency(T.out_span * g.esize, T.out_run * g.esize,
+  const double eff_w = run_efficiency(T.out_span * g.esize, T.out_align,
                                       kTune.write_unit, kTune.write_merge);
   // Blocks per SM actually busy, each with volume * esize bytes of loads in flight per phase;
   // a lone block per SM idles its loads at the barriers.
@@ -204,6 +214,13 @@ void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice*
   c->predicted = kTune.launch_s + std::max({mem, issue_time(dev, instr) / sm_share, smem});
 }
 
+// Alignment (bytes, gcd with 128) of the output rows' starts.
+int64_t row_align(const Geometry& g) {
+  int64_t a = 128;
+  for (int k = 1; k < g.rank; ++k) a = std::gcd(a, g.s_out[k] * g.esize);
+  return a;
+}
+
 void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
   const Problem& p = *g.p;
   const int64_t row_bytes = (p.rank <= 1 ? p.volume : p.extent[0]) * g.esize;
@@ -215,7 +232,7 @@ void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
   c->in_run = c->out_run = row_bytes / g.esize;
   c->num_tiles = items;
   const double eff_w = p.rank <= 1 ? 1.0
-                                    : run_efficiency(row_bytes, row_bytes, kTune.write_unit,
+                                    : run_efficiency(row_bytes, row_align(g), kTune.write_unit,
                                                      kTune.write_merge);
   const double warps_per_sm = std::min<double>(dev.max_threads_per_sm / 32.0,
                                                static_cast<double>(items) / dev.sms);
@@ -413,7 +430,9 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     gd.tile = static_cast<int32_t>(T.t[k]);
     gd.slot = slot[k];
   }
-  spec->smem_bytes = static_cast<unsigned>(T.smem_elems * g.esize);
+  tp.buffer_elems = static_cast<int32_t>((T.smem_elems * g.esize + 15) / 16 * 16 / g.esize);
+  spec->smem_bytes =
+      static_cast<unsigned>(tp.buffer_elems * g.esize * (g.esize >= 4 ? 2 : 1));
   int64_t max_in = 0, max_out = 0;
   for (int k = 0; k < p.rank; ++k) {
     max_in += (T.t[k] - 1) * g.s_in[k];

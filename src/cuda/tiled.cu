@@ -87,15 +87,11 @@ __device__ __forceinline__ bool inside(uint32_t coord, const TileBase& b) {
 
 // Off: type of the tile-relative offsets (int32 unless the planner saw them overflow).
 // The cap of 64 registers (two blocks of 512 threads per SM) keeps enough loads in flight.
+// Read phase through registers (1- and 2-byte elements: cp.async moves 4 bytes at least).
 template <class T, class Off>
-__global__ void __launch_bounds__(kMaxTileThreads, 2)
-    tiled_kernel(const __grid_constant__ TiledParams p, const T* __restrict__ in,
-                 T* __restrict__ out) {
-  extern __shared__ uint4 smem_raw[];
-  T* tile = reinterpret_cast<T*>(smem_raw);
-  Positions<Off> rd, wr;
-  decode_positions(p.in, p.n_in, p.volume, rd);
-  decode_positions(p.out, p.n_out, p.volume, wr);
+__device__ __forceinline__ void tiles_through_registers(const TiledParams& p, const T* in, T* out,
+                                                        T* tile, const Positions<Off>& rd,
+                                                        const Positions<Off>& wr) {
   for (int64_t t = blockIdx.x; t < p.num_tiles; t += gridDim.x) {
     const TileBase b = decode_tile(p, t);
     T v[kElemsPerThread];
@@ -114,6 +110,66 @@ __global__ void __launch_bounds__(kMaxTileThreads, 2)
       if (inside(wr.coord[e], b)) out[b.out + wr.global[e]] = v[e];
     __syncthreads();
   }
+}
+
+template <class T, class Off>
+__device__ __forceinline__ void issue_tile_loads(const T* in, T* buf, const TileBase& b,
+                                                 const Positions<Off>& rd) {
+#pragma unroll
+  for (int e = 0; e < kElemsPerThread; ++e)
+    if (inside(rd.coord[e], b)) {
+      const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(buf + rd.shared[e]));
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst),
+                   "l"(in + b.in + rd.global[e]), "n"(sizeof(T)));
+    }
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+
+// Read phase by cp.async straight into shared memory, double-buffered: the loads of the next
+// tile are in flight while this tile is written out, without registers to hold them.
+template <class T, class Off>
+__device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* in, T* out,
+                                                T* tile, int buf_elems, const Positions<Off>& rd,
+                                                const Positions<Off>& wr) {
+  int64_t t = blockIdx.x;
+  if (t >= p.num_tiles) return;
+  TileBase b = decode_tile(p, t);
+  issue_tile_loads(in, tile, b, rd);
+  for (int buf = 0; t < p.num_tiles; t += gridDim.x, buf ^= 1) {
+    const int64_t next = t + gridDim.x;
+    TileBase nb;
+    if (next < p.num_tiles) {
+      nb = decode_tile(p, next);
+      issue_tile_loads(in, tile + (buf ^ 1) * buf_elems, nb, rd);
+      asm volatile("cp.async.wait_group 1;\n" ::);
+    } else {
+      asm volatile("cp.async.wait_group 0;\n" ::);
+    }
+    __syncthreads();
+    const T* cur = tile + buf * buf_elems;
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(wr.coord[e], b)) out[b.out + wr.global[e]] = cur[wr.shared[e]];
+    __syncthreads();
+    b = nb;
+  }
+}
+
+// Off: type of the tile-relative offsets (int32 unless the planner saw them overflow).
+// The cap of 64 registers (two blocks of 512 threads per SM) keeps enough loads in flight.
+template <class T, class Off>
+__global__ void __launch_bounds__(kMaxTileThreads, 2)
+    tiled_kernel(const __grid_constant__ TiledParams p, const T* __restrict__ in,
+                 T* __restrict__ out) {
+  extern __shared__ uint4 smem_raw[];
+  T* tile = reinterpret_cast<T*>(smem_raw);
+  Positions<Off> rd, wr;
+  decode_positions(p.in, p.n_in, p.volume, rd);
+  decode_positions(p.out, p.n_out, p.volume, wr);
+  if constexpr (sizeof(T) >= 4)
+    tiles_pipelined(p, in, out, tile, p.buffer_elems, rd, wr);
+  else
+    tiles_through_registers(p, in, out, tile, rd, wr);
 }
 
 template <int Log2, class Off>
