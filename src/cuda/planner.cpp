@@ -25,6 +25,9 @@ struct Tuning {
   double launch_s = 2.5e-6;         // launch + ramp of one kernel (cudaMemcpyAsync of 1 MB ~ 3 us)
   double read_unit = 64, read_merge = 0.25;  // reads: neighbours' partial units hit in L2
   double write_unit = 128, write_merge = 0.0;
+  // Fixed cost of a run, as bytes (DRAM page and L2 set changes): aligned 128-byte runs ran at
+  // 0.83 of copy, 1 KB runs at 0.92 (TTLG 6D suite, docs/perf/cuda-h100.md).
+  double run_overhead_bytes = 24;
   double issue_efficiency = 0.5;    // of 4 warp instructions per SM per cycle
   double tile_fixed_instr = 40;     // per thread per tile: loop, barriers, limits
   double grid_dim_instr = 14;       // per thread per tile and grid dimension: 64-bit fast div
@@ -51,7 +54,7 @@ double run_efficiency(int64_t bytes, int64_t step, double unit, double merge) {
   const double g = static_cast<double>(std::gcd(step > 0 ? step : 128, int64_t{128}));
   const double units = std::max(std::ceil(bytes / unit), (bytes + unit - std::min(g, unit)) / unit);
   const double eff = bytes / (unit * units);
-  return eff + (1.0 - eff) * merge;
+  return (eff + (1.0 - eff) * merge) * bytes / (bytes + kTune.run_overhead_bytes);
 }
 
 struct Geometry {
