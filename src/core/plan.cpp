@@ -89,10 +89,16 @@ xpose_status_t Plan::execute(const void* in, void* out, void* stream) const {
 }
 
 std::string Plan::describe() const {
-  std::string s = std::string("backend ") +
-                  (options.backend == XPOSE_BACKEND_CUDA ? "cuda" : "cpu") + "; normalized " +
-                  problem.to_string() + "; volume " + std::to_string(problem.volume) + "\n";
-  return s + (impl ? impl->describe() : std::string("empty tensor: nothing to do\n"));
+  // First line: backend and the backend's one-line summary (benchmarks print it); then the
+  // normalized problem; then the backend's details.
+  const std::string backend =
+      options.backend == XPOSE_BACKEND_CUDA ? "backend cuda: " : "backend cpu: ";
+  const std::string body = impl ? impl->describe() : std::string("empty tensor: nothing to do\n");
+  const size_t eol = body.find('\n');
+  std::string s = backend + body.substr(0, eol) + "\n";
+  s += "normalized " + problem.to_string() + "; volume " + std::to_string(problem.volume) + "\n";
+  if (eol != std::string::npos) s += body.substr(eol + 1);
+  return s;
 }
 
 namespace {

@@ -28,12 +28,14 @@ xpose_status_t validate(int rank, const int64_t* extents, const int* perm, size_
   if (perm == nullptr) return bad("perm is NULL for rank " + std::to_string(rank));
   int seen_at[kMaxRank];
   for (int i = 0; i < rank; ++i) seen_at[i] = -1;
+  const auto at = [&](int i) {  // only built on failure: validation runs on every call
+    return "perm[" + std::to_string(i) + "] = " + std::to_string(perm[i]);
+  };
   for (int i = 0; i < rank; ++i) {
-    const std::string at = "perm[" + std::to_string(i) + "] = " + std::to_string(perm[i]);
     if (perm[i] < 0 || perm[i] >= rank)
-      return bad(at + " is out of range for rank " + std::to_string(rank));
+      return bad(at(i) + " is out of range for rank " + std::to_string(rank));
     if (seen_at[perm[i]] >= 0)
-      return bad(at + " repeats perm[" + std::to_string(seen_at[perm[i]]) +
+      return bad(at(i) + " repeats perm[" + std::to_string(seen_at[perm[i]]) +
                  "]; perm must be a permutation of 0.." + std::to_string(rank - 1));
     seen_at[perm[i]] = i;
   }

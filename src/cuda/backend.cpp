@@ -224,9 +224,11 @@ xpose_status_t cuda_make_plan(const Problem& p, const xpose_options_t& options,
   std::string notes;
   if (!planned.measured.empty()) {
     notes = "measured on scratch buffers:";
-    for (size_t i = 0; i < planned.measured.size(); ++i)
-      notes += " " + summarize(planned.first, planned.choices[i]) + " = " +
-               std::to_string(planned.measured[i] * 1e6) + " us;";
+    for (size_t i = 0; i < planned.measured.size(); ++i) {
+      notes += ' ';
+      notes += summarize(planned.first, planned.choices[i]);
+      notes += " = " + std::to_string(planned.measured[i] * 1e6) + " us;";
+    }
     notes += "\n";
   }
   *plan = std::make_shared<const CudaPlan>(options.device, std::move(planned.views),
