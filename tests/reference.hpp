@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/splitmix.hpp"
 #include "xpose/xpose.h"
 
 namespace xpose_test {
@@ -36,26 +37,16 @@ inline uint64_t test_seed() {
 // For SCOPED_TRACE: which seed made the data of a failing check.
 inline std::string seed_note() { return "XPOSE_TEST_SEED=" + std::to_string(test_seed()); }
 
-// SplitMix64: the same stream on every platform for a given seed.
-class Rng {
+// Replayable random numbers (SplitMix64, src/core/splitmix.hpp) plus test helpers.
+class Rng : public xpose::detail::SplitMix64 {
  public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  uint64_t below(uint64_t n) { return next() % n; }
+  using SplitMix64::SplitMix64;
   std::vector<int> permutation(int rank) {
     std::vector<int> p(rank);
     for (int i = 0; i < rank; ++i) p[i] = i;
     for (int i = rank - 1; i > 0; --i) std::swap(p[i], p[below(i + 1)]);
     return p;
   }
-
- private:
-  uint64_t state_;
 };
 
 // Random bytes, none of them zero, so a zero-poisoned output byte never matches by accident.

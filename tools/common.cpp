@@ -24,7 +24,10 @@ namespace {
 template <class T>
 std::string join_impl(const std::vector<T>& v, bool parens) {
   std::string s = parens ? "(" : "";
-  for (size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (k) s += ',';
+    s += std::to_string(v[k]);
+  }
   return parens ? s + ")" : s;
 }
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/splitmix.hpp"
 #include "xpose/xpose.h"
 
 namespace xpose_tool {
@@ -44,24 +45,8 @@ struct Settings {
   bool on_gpu() const { return backend == XPOSE_BACKEND_CUDA; }
 };
 
-// SplitMix64: the suites and the fills must be the same on every platform and standard library,
-// which std::uniform_int_distribution does not promise.
-class Random {
- public:
-  explicit Random(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n) for n >= 1 (the modulo bias is irrelevant at these sizes).
-  uint64_t below(uint64_t n) { return next() % n; }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
- private:
-  uint64_t state_;
-};
+// The suites and the fills must be the same on every platform and standard library.
+using Random = xpose::detail::SplitMix64;
 
 // Stateless hash of (seed, i): the word a parallel fill writes at word index i.
 inline uint64_t mix64(uint64_t seed, uint64_t i) {
