@@ -25,7 +25,7 @@ const char* kBenchHelp =
     "\n"
     "  --list        print the cases, one per line: SUITE CASE EXTENTS PERM\n"
     "  --limit N     N cases spread evenly over each suite\n"
-    "  --csv FILE    write suite,case,elem,ms,copy_ms,ratio,plan_us,plan\n"
+    "  --csv FILE    write suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan\n"
     "  --quiet       no per-case lines on stderr\n";
 
 struct Row {
@@ -45,7 +45,12 @@ void write_csv(std::ostream& out, const Row& r, size_t elem) {
   char nums[160];
   std::snprintf(nums, sizeof nums, "%.6f,%.6f,%.4f,%.1f", r.m.ms, r.m.copy_ms, r.m.ratio(),
                 r.m.plan_us);
+  // The plan description's second line is the normalized problem (rank after fusion).
+  const size_t eol = r.m.plan.find('\n');
+  const std::string normalized =
+      eol == std::string::npos ? "" : first_line(r.m.plan.substr(eol + 1));
   out << r.c.suite << ',' << r.c.name << ',' << elem << ',' << nums << ','
+      << csv_quote(r.failed ? "" : normalized) << ','
       << csv_quote(r.failed ? "FAILED: " + r.error : first_line(r.m.plan)) << '\n';
 }
 
@@ -158,7 +163,7 @@ int bench_command(const std::vector<std::string>& argv) {
   if (const std::string* path = args.get("--csv")) {
     csv.open(*path);
     if (!csv) throw ToolError("--csv: cannot write '" + *path + "'");
-    csv << "suite,case,elem,ms,copy_ms,ratio,plan_us,plan\n";
+    csv << "suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan\n";
   }
   std::vector<std::pair<std::string, std::vector<Row>>> results;
   size_t failed = 0;

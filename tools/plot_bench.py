@@ -28,9 +28,9 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-def fused_rank(plan):
-    """Rank after fusion, from the plan's first line: '... normalized extents (a,b) perm (1,0) ...'."""
-    m = re.search(r"perm \(([^)]*)\)", plan or "")
+def fused_rank(row):
+    """Rank after fusion, from the 'normalized' column: 'normalized extents (a,b) perm (1,0) ...'."""
+    m = re.search(r"perm \(([^)]*)\)", row.get("normalized") or row.get("plan") or "")
     if not m:
         return None
     return len([p for p in m.group(1).split(",") if p.strip()])
@@ -55,7 +55,7 @@ def plot_ratio(args):
     for ax, (suite, rows) in zip(axes[:, 0], suites.items()):
         groups = {}
         for r in rows:
-            groups.setdefault(fused_rank(r["plan"]), []).append(float(r["ratio"]))
+            groups.setdefault(fused_rank(r), []).append(float(r["ratio"]))
         x = 0
         for rank in sorted(groups, key=lambda k: -1 if k is None else k):
             ratios = sorted(groups[rank])
