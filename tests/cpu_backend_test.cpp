@@ -105,6 +105,10 @@ const std::vector<ForcedCase>& forced_cases() {
       {{2, 3, 5, 7, 2, 3}, {3, 5, 0, 2, 4, 1}, {"blocked", "blocked:nt=1", "blocked:ti=3,to=50"}},
       {{2, 1000, 3}, {1, 0, 2}, {"blocked", "blocked:nt=1"}},
       {{3, 2, 2, 3, 2, 2, 3, 2}, {7, 6, 5, 4, 3, 2, 1, 0}, {"blocked", "blocked:nt=1"}},
+      // Odd extents: tile rows that continue each other in the output are streamed as one span.
+      {{15, 15, 50}, {1, 0, 2}, {"blocked:nt=1", "blocked:nt=0"}},
+      {{15, 45, 15, 3}, {2, 1, 0, 3}, {"blocked:nt=1", "blocked:ti=17,to=15,nt=1"}},
+      {{11, 11, 11, 3}, {2, 1, 0, 3}, {"blocked:nt=1", "matrix:nt=1"}},
   };
   return cases;
 }

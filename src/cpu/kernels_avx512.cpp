@@ -9,6 +9,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(__clang__)
@@ -23,32 +24,56 @@
 namespace xpose::detail::cpu {
 namespace {
 
-struct Avx512Block8 {
-  static constexpr int kB = 8;
-  static constexpr size_t kE = 8;
-  static void block(const char* in, const int64_t* icol, char* out, const int64_t* orow) {
-    __m512d r[8], t[8], u[8];
-    for (int q = 0; q < 8; ++q) r[q] = _mm512_loadu_pd(in + icol[q]);
-    for (int q = 0; q < 8; q += 2) {
-      t[q] = _mm512_unpacklo_pd(r[q], r[q + 1]);      // a0 b0 | a2 b2 | a4 b4 | a6 b6
-      t[q + 1] = _mm512_unpackhi_pd(r[q], r[q + 1]);  // a1 b1 | a3 b3 | a5 b5 | a7 b7
-    }
-    for (int q = 0; q < 8; q += 4) {  // 128-bit lanes: rows {0, 4}, {1, 5}, {2, 6}, {3, 7}
-      u[q] = _mm512_shuffle_f64x2(t[q], t[q + 2], 0x88);
-      u[q + 1] = _mm512_shuffle_f64x2(t[q + 1], t[q + 3], 0x88);
-      u[q + 2] = _mm512_shuffle_f64x2(t[q], t[q + 2], 0xDD);
-      u[q + 3] = _mm512_shuffle_f64x2(t[q + 1], t[q + 3], 0xDD);
-    }
-    for (int q = 0; q < 4; ++q) {
-      _mm512_storeu_pd(out + orow[q], _mm512_shuffle_f64x2(u[q], u[q + 4], 0x88));
-      _mm512_storeu_pd(out + orow[q + 4], _mm512_shuffle_f64x2(u[q], u[q + 4], 0xDD));
+// One 8x8 block of 8-byte elements, or its top-left nr x nc part (1..8 each) with masked loads
+// and stores: the ragged edges of odd tiles (15, 17 wide) stay in registers instead of going
+// element by element through the scalar loop.
+template <bool kFull>
+inline void block8(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+                   int nc) {
+  const __mmask8 rmask = static_cast<__mmask8>((1u << nr) - 1);
+  const __mmask8 cmask = static_cast<__mmask8>((1u << nc) - 1);
+  __m512d r[8], t[8], u[8];
+  for (int q = 0; q < 8; ++q) {
+    if (kFull)
+      r[q] = _mm512_loadu_pd(in + icol[q]);
+    else
+      r[q] = q < nc ? _mm512_maskz_loadu_pd(rmask, in + icol[q]) : _mm512_setzero_pd();
+  }
+  for (int q = 0; q < 8; q += 2) {
+    t[q] = _mm512_unpacklo_pd(r[q], r[q + 1]);      // a0 b0 | a2 b2 | a4 b4 | a6 b6
+    t[q + 1] = _mm512_unpackhi_pd(r[q], r[q + 1]);  // a1 b1 | a3 b3 | a5 b5 | a7 b7
+  }
+  for (int q = 0; q < 8; q += 4) {  // 128-bit lanes: rows {0, 4}, {1, 5}, {2, 6}, {3, 7}
+    u[q] = _mm512_shuffle_f64x2(t[q], t[q + 2], 0x88);
+    u[q + 1] = _mm512_shuffle_f64x2(t[q + 1], t[q + 3], 0x88);
+    u[q + 2] = _mm512_shuffle_f64x2(t[q], t[q + 2], 0xDD);
+    u[q + 3] = _mm512_shuffle_f64x2(t[q + 1], t[q + 3], 0xDD);
+  }
+  for (int q = 0; q < 4; ++q) {
+    const __m512d lo = _mm512_shuffle_f64x2(u[q], u[q + 4], 0x88);  // row q
+    const __m512d hi = _mm512_shuffle_f64x2(u[q], u[q + 4], 0xDD);  // row q + 4
+    if (kFull) {
+      _mm512_storeu_pd(out + orow[q], lo);
+      _mm512_storeu_pd(out + orow[q + 4], hi);
+    } else {
+      if (q < nr) _mm512_mask_storeu_pd(out + orow[q], cmask, lo);
+      if (q + 4 < nr) _mm512_mask_storeu_pd(out + orow[q + 4], cmask, hi);
     }
   }
-};
+}
 
 void tile8(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr, int nc,
            size_t) {
-  tile_blocked<Avx512Block8>(in, icol, out, orow, nr, nc);
+  constexpr int64_t E = 8;
+  int r = 0;
+  for (; r + 8 <= nr; r += 8) {
+    int c = 0;
+    for (; c + 8 <= nc; c += 8) block8<true>(in + r * E, icol + c, out + c * E, orow + r, 8, 8);
+    if (c < nc) block8<false>(in + r * E, icol + c, out + c * E, orow + r, 8, nc - c);
+  }
+  if (r < nr)
+    for (int c = 0; c < nc; c += 8)
+      block8<false>(in + r * E, icol + c, out + c * E, orow + r, nr - r, std::min(8, nc - c));
 }
 
 }  // namespace
@@ -65,7 +90,7 @@ namespace xpose::detail::cpu {
 const IsaKernels* avx512_kernels() {
   const IsaKernels* avx2 = avx2_kernels();
   if (avx2 == nullptr || !__builtin_cpu_supports("avx512f")) return nullptr;
-  static const IsaKernels kKernels{avx2->k4, {tile8, "avx512-8x8"}};
+  static const IsaKernels kKernels{avx2->k4, {tile8, "avx512-8x8m"}};
   return &kKernels;
 }
 

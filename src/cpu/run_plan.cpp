@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -147,6 +148,12 @@ double write_factor(int64_t bytes, const ExecSettings& x) {
 }
 
 bool want_nt(int64_t bytes, int threads) {
+  // XPOSE_CPU_NT=0|1 overrides the rule (experiments; read once).
+  static const int forced = [] {
+    const char* v = std::getenv("XPOSE_CPU_NT");
+    return v != nullptr && (v[0] == '0' || v[0] == '1') && v[1] == '\0' ? v[0] - '0' : -1;
+  }();
+  if (forced >= 0) return forced == 1;
   const int64_t share = std::min(llc_bytes(), kTuning.llc_share_per_thread * threads);
   return static_cast<double>(bytes) > kTuning.nt_llc_fraction * static_cast<double>(share);
 }

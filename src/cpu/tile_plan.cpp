@@ -94,8 +94,15 @@ class TilePlan final : public BackendPlan {
     for (int r0 = 0; r0 < nr; r0 += chunk) {
       const int rows = std::min(chunk, nr - r0);
       kernel_.fn(in + r0 * static_cast<int64_t>(g_.eb), g_.icol, buf, brow, rows, nc, g_.eb);
-      for (int r = 0; r < rows; ++r)
-        copy_bytes(out + g_.orow[r0 + r], buf + brow[r], static_cast<size_t>(row_bytes), true);
+      // Rows that continue each other in the output (odd extents: J holds the next output
+      // dim) are streamed as one span, so only the span's two ends are partial lines.
+      for (int r = 0; r < rows;) {
+        int e = r + 1;
+        while (e < rows && g_.orow[r0 + e] == g_.orow[r0 + e - 1] + row_bytes) ++e;
+        copy_bytes(out + g_.orow[r0 + r], buf + brow[r], static_cast<size_t>((e - r) * row_bytes),
+                   true);
+        r = e;
+      }
     }
   }
 

@@ -48,7 +48,10 @@ struct Tuning {
   // (480 MiB on the 2-core development VM) while it competes with the socket's other cores.
   // 2.5 MiB/core is above Sapphire Rapids (1.875) and below Zen 4 (4). On the development VM a
   // 134 MB TTLG transpose ran at 0.33 of memcpy with regular stores, 0.64..0.76 with
-  // non-temporal ones (docs/perf/cpu-2core.md).
+  // non-temporal ones (docs/perf/cpu-2core.md). On the 16-core device (300 MiB L3 reported)
+  // non-temporal stores were faster on every 91..200 MB suite (plan time 0.5..0.99x of regular
+  // stores, docs/perf/cpu-16core.md), so glibc's rule (regular below 151 MiB per call) is not
+  // followed for transposes.
   int64_t llc_share_per_thread = int64_t{5} << 19;
   // LLC size assumed when sysconf cannot tell: a typical 32 MiB server L3.
   int64_t fallback_llc_bytes = int64_t{32} << 20;
