@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call: configure + build (library and GPU tests), run the GPU tests, build and run
 # the timing harness (bench/cuda/tune.cu). Logs go to $OUT. Usage on the device machine:
-#   bash bench/cuda_device_run.sh [test-filter] [suites]   (suites: ttlg,cutt,rank812,square,small)
+#   bash bench/cuda_device_run.sh [test-filter] [suites]   (suites: ttlg,cutt,rank812,square,small,probe;
+# XPOSE_TUNE_ONCE=1 makes tune launch each case once, untimed, for ncu)
 # Needs GoogleTest sources in .deps/googletest (carried from the build machine).
 set -o pipefail
 OUT=${OUT:-/tmp/xpose-device-out}

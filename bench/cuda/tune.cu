@@ -34,9 +34,15 @@ cudaEvent_t g_a, g_b;
 FILE* g_csv = nullptr;
 
 // Median seconds per call of `fn` over `reps` timed batches of `batch` calls each.
+bool g_once = false;  // XPOSE_TUNE_ONCE=1: one launch per case, no timing (for ncu)
+
 template <class F>
 double time_it(F fn, int reps, int batch) {
   fn();
+  if (g_once) {
+    CHECK(cudaStreamSynchronize(g_stream));
+    return 1e-6;
+  }
   CHECK(cudaStreamSynchronize(g_stream));
   std::vector<float> ms(reps);
   for (int r = 0; r < reps; ++r) {
@@ -60,10 +66,15 @@ struct Result {
 };
 
 std::string first_impl_line(const std::string& d) {
-  // line 0 is the core's "backend ...", line 1 the CUDA summary
-  const size_t a = d.find('\n');
-  const size_t b = d.find('\n', a + 1);
-  return d.substr(a + 1, b - a - 1);
+  // the CUDA summary: the first line that names a grid ("tiled in=.. grid=.. 8B")
+  size_t a = 0;
+  while (a < d.size()) {
+    const size_t b = std::min(d.find('\n', a), d.size());
+    const std::string line = d.substr(a, b - a);
+    if (line.find(" grid=") != std::string::npos) return line.substr(0, line.find(" on "));
+    a = b + 1;
+  }
+  return "?";
 }
 
 double predicted_us(const std::string& d) {
@@ -72,13 +83,16 @@ double predicted_us(const std::string& d) {
 }
 
 Result run_case(const char* suite, const std::vector<int64_t>& ext, const std::vector<int>& perm,
-                size_t es, double t_copy, bool also_measure) {
+                size_t es, double t_copy, bool also_measure, const char* schema = nullptr) {
   xpose_options_t o;
   xpose_options_init(&o);
   o.backend = XPOSE_BACKEND_CUDA;
   xpose_plan_t plan;
   const int rank = static_cast<int>(ext.size());
-  if (xpose_plan_create(&plan, rank, ext.data(), perm.data(), es, &o) != XPOSE_SUCCESS) {
+  const xpose_status_t st =
+      schema ? xpose_plan_create_forced(&plan, rank, ext.data(), perm.data(), es, &o, schema)
+             : xpose_plan_create(&plan, rank, ext.data(), perm.data(), es, &o);
+  if (st != XPOSE_SUCCESS) {
     std::fprintf(stderr, "plan failed: %s\n", xpose_last_error());
     std::exit(1);
   }
@@ -143,6 +157,7 @@ int main(int argc, char** argv) {
   CHECK(cudaEventCreate(&g_b));
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
+  g_once = std::getenv("XPOSE_TUNE_ONCE") != nullptr;
   const double big = copy_time(size_t{1} << 30, 1);
   std::printf("device %s: cudaMemcpyAsync D2D 1 GiB: %.1f us = %.0f GB/s (read+write)\n",
               prop.name, big * 1e6, 2.0 * (1 << 30) / big / 1e9);
@@ -217,6 +232,28 @@ int main(int argc, char** argv) {
     for (int64_t n = 13952; n <= 13968; ++n)
       rs.push_back(run_case("square", {n, n}, {1, 0}, 8, copy_time(n * n * 8, 1), n == 13952));
     summary("square", rs);
+  }
+  if (want("probe")) {  // a few representative and worst cases, printed one by one
+    struct Probe { std::vector<int64_t> ext; std::vector<int> perm; const char* schema; };
+    const std::vector<Probe> probes = {
+        {{13953, 13953}, {1, 0}, nullptr},
+        {{13953, 13953}, {1, 0}, "tiled:in=64,out=64,threads=1024"},
+        {{13952, 13952}, {1, 0}, nullptr},
+        {{17, 17, 17, 17, 17, 17}, {5, 4, 2, 0, 1, 3}, nullptr},
+        {{17, 17, 17, 17, 17, 17}, {5, 4, 2, 0, 1, 3}, "tiled:in=34,out=68,threads=1024"},
+        {{15, 15, 15, 15, 15, 15}, {2, 5, 0, 3, 1, 4}, nullptr},
+        {{16, 16, 16, 16, 16, 16}, {2, 3, 1, 0, 5, 4}, nullptr},
+        {{16, 16, 16, 16, 16, 16}, {2, 3, 1, 0, 5, 4}, "tiled:in=64,out=64,threads=1024"},
+        {{11, 11, 11, 11, 11, 11, 11}, {2, 6, 4, 5, 1, 0, 3}, nullptr},
+        {{5, 3, 2, 4, 35, 33, 37, 40}, {4, 6, 0, 2, 5, 1, 7, 3}, nullptr}};
+    for (const Probe& pr : probes) {
+      int64_t vol = 1;
+      for (auto e : pr.ext) vol *= e;
+      const Result r = run_case("probe", pr.ext, pr.perm, 8, copy_time(vol * 8, 1), false,
+                                pr.schema);
+      std::printf("probe %-10s %-34s ratio %.3f model %.3f\n", pr.schema ? "forced" : "heuristic",
+                  pr.schema ? pr.schema : "", r.ratio, r.predicted_ratio);
+    }
   }
   if (want("small")) {
     std::vector<Result> rs;

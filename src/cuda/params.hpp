@@ -14,10 +14,14 @@ inline constexpr int kMaxTileDims = 12;
 inline constexpr int kMaxGridDims = 32;
 // Elements per thread per phase (thread coarsening); register arrays are sized by it.
 inline constexpr int kElemsPerThread = 4;
-inline constexpr int kMaxTileThreads = 512;
+// Blocks of up to kTileThreadsSmall threads run two per SM (64 registers); larger blocks (big
+// tiles, up to kMaxTileThreads) run one per SM, from a second instantiation of the kernel.
+inline constexpr int kTileThreadsSmall = 512;
+inline constexpr int kMaxTileThreads = 1024;
 inline constexpr int kMaxTileVolume = kElemsPerThread * kMaxTileThreads;
-// Per tile buffer; elements of 4 bytes and more use two buffers (48 KB without opt-in).
-inline constexpr int kMaxTileSmemBytes = 24 * 1024;
+// Per tile buffer; elements of 4 bytes and more use two buffers (over 48 KB: opt-in, set once
+// per device for every instantiation).
+inline constexpr int kMaxTileSmemBytes = 40 * 1024;
 // Sentinel coordinates of a thread slot past the tile volume: never valid.
 inline constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
 

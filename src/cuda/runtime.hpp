@@ -39,7 +39,8 @@ xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in,
 // divides both pointers, row_bytes and every stride.
 xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, void* out,
                            void* stream, unsigned grid);
-// Registers per thread of the tiled kernel for each element size (cudaFuncGetAttributes).
+// Per device, once (the device current): registers per thread of the tiled kernel for each
+// element size (cudaFuncGetAttributes), and its shared-memory opt-in for big tiles.
 void tiled_kernel_regs(int regs[5]);
 
 // Makes `ordinal` current for the scope of a launch and restores the caller's device after.

@@ -156,9 +156,10 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
 }
 
 // Off: type of the tile-relative offsets (int32 unless the planner saw them overflow).
-// The cap of 64 registers (two blocks of 512 threads per SM) keeps enough loads in flight.
-template <class T, class Off>
-__global__ void __launch_bounds__(kMaxTileThreads, 2)
+// MaxThreads: kTileThreadsSmall (two blocks per SM) or kMaxTileThreads (one block per SM, big
+// tiles); either way the cap is 64 registers, which keeps enough loads in flight.
+template <class T, class Off, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
     tiled_kernel(const __grid_constant__ TiledParams p, const T* __restrict__ in,
                  T* __restrict__ out) {
   extern __shared__ uint4 smem_raw[];
@@ -172,46 +173,63 @@ __global__ void __launch_bounds__(kMaxTileThreads, 2)
     tiles_through_registers(p, in, out, tile, rd, wr);
 }
 
-template <int Log2, class Off>
+template <int Log2, class Off, int MaxThreads>
 cudaError_t launch_one(const TiledParams& p, const void* in, void* out, cudaStream_t stream,
                        unsigned grid, unsigned threads, unsigned smem) {
   using T = Elem<Log2>;
-  tiled_kernel<T, Off><<<grid, threads, smem, stream>>>(p, static_cast<const T*>(in),
-                                                        static_cast<T*>(out));
+  tiled_kernel<T, Off, MaxThreads><<<grid, threads, smem, stream>>>(
+      p, static_cast<const T*>(in), static_cast<T*>(out));
   return cudaGetLastError();
 }
 
+// Per device, once: registers of the small-block instantiation, and the shared-memory opt-in
+// (two buffers of up to kMaxTileSmemBytes) for every instantiation.
 template <int Log2>
-int regs_of() {
+int setup_one() {
+  using T = Elem<Log2>;
+  constexpr int kSmem = 2 * kMaxTileSmemBytes + 64;
+  cudaFuncSetAttribute(tiled_kernel<T, int32_t, kTileThreadsSmall>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(tiled_kernel<T, int64_t, kTileThreadsSmall>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(tiled_kernel<T, int32_t, kMaxTileThreads>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(tiled_kernel<T, int64_t, kMaxTileThreads>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaGetLastError();
   cudaFuncAttributes a{};
-  return cudaFuncGetAttributes(&a, tiled_kernel<Elem<Log2>, int32_t>) == cudaSuccess ? a.numRegs
-                                                                                      : 0;
+  return cudaFuncGetAttributes(&a, tiled_kernel<T, int32_t, kTileThreadsSmall>) == cudaSuccess
+             ? a.numRegs
+             : 0;
 }
 
 using LaunchFn = cudaError_t (*)(const TiledParams&, const void*, void*, cudaStream_t, unsigned,
                                  unsigned, unsigned);
-// The dispatch table: one instantiation per element size and offset width.
-constexpr LaunchFn kLaunch[2][5] = {
-    {&launch_one<0, int32_t>, &launch_one<1, int32_t>, &launch_one<2, int32_t>,
-     &launch_one<3, int32_t>, &launch_one<4, int32_t>},
-    {&launch_one<0, int64_t>, &launch_one<1, int64_t>, &launch_one<2, int64_t>,
-     &launch_one<3, int64_t>, &launch_one<4, int64_t>}};
+template <class Off, int MaxThreads>
+constexpr LaunchFn kRow[5] = {&launch_one<0, Off, MaxThreads>, &launch_one<1, Off, MaxThreads>,
+                              &launch_one<2, Off, MaxThreads>, &launch_one<3, Off, MaxThreads>,
+                              &launch_one<4, Off, MaxThreads>};
+// The dispatch table: one instantiation per block size, offset width and element size.
+constexpr const LaunchFn* kLaunch[2][2] = {
+    {kRow<int32_t, kTileThreadsSmall>, kRow<int64_t, kTileThreadsSmall>},
+    {kRow<int32_t, kMaxTileThreads>, kRow<int64_t, kMaxTileThreads>}};
 
 }  // namespace
 
 xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in, void* out,
                             void* stream, unsigned grid, unsigned threads, unsigned smem_bytes) {
-  return launch_status(kLaunch[p.wide ? 1 : 0][log2_elem](p, in, out, static_cast<cudaStream_t>(stream), grid,
-                                          threads, smem_bytes),
+  const LaunchFn fn = kLaunch[threads > kTileThreadsSmall ? 1 : 0][p.wide ? 1 : 0][log2_elem];
+  return launch_status(fn(p, in, out, static_cast<cudaStream_t>(stream), grid, threads,
+                          smem_bytes),
                        "tiled");
 }
 
 void tiled_kernel_regs(int regs[5]) {
-  regs[0] = regs_of<0>();
-  regs[1] = regs_of<1>();
-  regs[2] = regs_of<2>();
-  regs[3] = regs_of<3>();
-  regs[4] = regs_of<4>();
+  regs[0] = setup_one<0>();
+  regs[1] = setup_one<1>();
+  regs[2] = setup_one<2>();
+  regs[3] = setup_one<3>();
+  regs[4] = setup_one<4>();
 }
 
 }  // namespace xpose::detail

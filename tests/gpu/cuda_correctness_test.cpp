@@ -105,7 +105,8 @@ TEST(CudaCorrectness, ForcedSchemas) {
       {{5, 3, 2, 4, 35, 33}, {5, 4, 3, 2, 1, 0}},    {{3, 90, 2, 60}, {1, 3, 0, 2}}};
   const char* schemas[] = {"copy", "rows", "fvi-small", "tiled", "packed", "packed-split",
                            "orthogonal-arbitrary", "tiled:in=64,out=16,threads=128",
-                           "fvi-small:in=40,out=40,threads=64", "packed-split:threads=512"};
+                           "fvi-small:in=40,out=40,threads=64", "packed-split:threads=512",
+                           "tiled:in=64,out=64,threads=1024", "packed:threads=1024"};
   DeviceBuffers bufs(size_t{1} << 22);
   for (const char* schema : schemas) {
     int accepted = 0;

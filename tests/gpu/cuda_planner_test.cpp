@@ -101,7 +101,7 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     KernelSpec spec;
     build_spec(p, c[0], &spec);
     if (c[0].schema == Schema::Copy || c[0].schema == Schema::Rows) continue;
-    EXPECT_LE(spec.smem_bytes, 2u * kMaxTileSmemBytes);  // two buffers at most: 48 KB
+    EXPECT_LE(spec.smem_bytes, 2u * kMaxTileSmemBytes);  // two buffers at most: 80 KB
     EXPECT_LE(spec.tiled.volume, c[0].threads * kElemsPerThread);
     EXPECT_GE(spec.choice.grid, 1u);
     EXPECT_EQ(summarize(p, c[0]).find(','), std::string::npos);
