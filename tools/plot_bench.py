@@ -80,6 +80,15 @@ def plot_planning(args):
     keys = sorted(set(heur) & set(meas))
     if not keys:
         sys.exit("plot_bench: the two CSVs share no successful case")
+    print("| suite | cases | heuristic median | measured median | heuristic within 5% of measured "
+          "| measured within 5% of heuristic or better |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for suite in sorted({k[0] for k in keys}):
+        ks = [k for k in keys if k[0] == suite]
+        near = sum(heur[k] >= 0.95 * meas[k] for k in ks) / len(ks)
+        ok = sum(meas[k] >= 0.95 * heur[k] for k in ks) / len(ks)
+        print(f"| {suite} | {len(ks)} | {statistics.median(heur[k] for k in ks):.3f} "
+              f"| {statistics.median(meas[k] for k in ks):.3f} | {near:.0%} | {ok:.0%} |")
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
     for suite in sorted({k[0] for k in keys}):
         ks = [k for k in keys if k[0] == suite]
