@@ -80,6 +80,13 @@ std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& 
 const std::set<std::string> kSettingFlags = {"--elem",    "--type",    "--layout", "--backend",
                                              "--planning", "--threads", "--schema", "--reps"};
 
+const std::set<std::string> kSettingSwitches = {"--warm"};
+
+std::set<std::string> with_settings(std::set<std::string> own) {
+  own.insert(kSettingSwitches.begin(), kSettingSwitches.end());
+  return own;
+}
+
 const char* settings_help() {
   return "  --elem N                 element size in bytes: 1, 2, 4, 8 (default) or 16\n"
          "  --type T                 element type instead of --elem: i8 u8 i16 u16 f16 bf16\n"
@@ -90,7 +97,9 @@ const char* settings_help() {
          "  --threads N              CPU threads for the transposition and the copy baseline\n"
          "                           (0 = all hardware threads, the default)\n"
          "  --schema NAME            force a schema (xpose_plan_create_forced)\n"
-         "  --reps N                 timed repetitions (default 5 on the CPU, 20 on the GPU)\n";
+         "  --reps N                 timed repetitions (default 5 on the CPU, 20 on the GPU)\n"
+         "  --warm                   CPU: keep the caches warm between repetitions (default:\n"
+         "                           flush them before each timed transposition and copy)\n";
 }
 
 namespace {
@@ -147,6 +156,7 @@ Settings parse_settings(const ParsedArgs& args) {
     s.threads = static_cast<int>(parse_int("--threads", *t, 0, 1 << 16));
   if (const std::string* r = args.get("--reps"))
     s.reps = static_cast<int>(parse_int("--reps", *r, 1, 1 << 20));
+  s.warm = args.has("--warm");
   if (const std::string* n = args.get("--schema")) {
     if (n->empty()) throw UsageError("--schema: empty name");
     s.schema = *n;

@@ -32,6 +32,10 @@ std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& 
 
 // The flags every command that plans shares (see settings_help()).
 extern const std::set<std::string> kSettingFlags;
+// Switches every command that runs a transposition accepts (--warm).
+extern const std::set<std::string> kSettingSwitches;
+// `own` plus kSettingSwitches.
+std::set<std::string> with_settings(std::set<std::string> own);
 Settings parse_settings(const ParsedArgs& args);
 const char* settings_help();
 

@@ -137,7 +137,7 @@ std::vector<std::pair<std::string, std::vector<Case>>> group(const std::vector<C
 int bench_command(const std::vector<std::string>& argv) {
   std::set<std::string> flags = kSettingFlags;
   flags.insert({"--csv", "--limit"});
-  const ParsedArgs args = parse_args("bench", argv, flags, {"--list", "--quiet"});
+  const ParsedArgs args = parse_args("bench", argv, flags, with_settings({"--list", "--quiet"}));
   if (args.has("--help")) {
     std::printf("%s%s\nsuites:\n", kBenchHelp, settings_help());
     for (const auto& suite : builtin_suites())

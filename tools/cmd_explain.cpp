@@ -53,7 +53,7 @@ void print_candidates(const std::vector<xpose::detail::Candidate>& candidates) {
 int explain_command(const std::vector<std::string>& argv) {
   std::set<std::string> flags = kSettingFlags;
   flags.insert({"--extents", "--perm"});
-  const ParsedArgs args = parse_args("explain", argv, flags, {});
+  const ParsedArgs args = parse_args("explain", argv, flags, kSettingSwitches);
   if (args.has("--help")) {
     std::printf("%s%s", kExplainHelp, settings_help());
     return 0;

@@ -97,7 +97,7 @@ void print_measurement(const Case& c, const Settings& s, const Measurement& m,
 int run_command(const std::vector<std::string>& argv) {
   std::set<std::string> flags = kSettingFlags;
   flags.insert({"--extents", "--perm"});
-  const ParsedArgs args = parse_args("run", argv, flags, {});
+  const ParsedArgs args = parse_args("run", argv, flags, kSettingSwitches);
   if (args.has("--help")) {
     std::printf("%s%s", kRunHelp, settings_help());
     return 0;

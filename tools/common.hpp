@@ -40,6 +40,7 @@ struct Settings {
   int threads = 0;     // CPU backend and the CPU copy baseline; 0 = all hardware threads
   std::string schema;  // empty: the planner chooses; else xpose_plan_create_forced
   int reps = 0;        // 0: the backend's default
+  bool warm = false;   // CPU: time with warm caches instead of flushing them before each rep
 
   xpose_options_t options() const;
   bool on_gpu() const { return backend == XPOSE_BACKEND_CUDA; }

@@ -157,10 +157,20 @@ void time_case(xpose_plan_t plan, Workspace& ws, size_t bytes, const Settings& s
     gpu::copy_ms(ws.out(), ws.in(), bytes, 1);
     m->copy_ms = median(gpu::copy_ms(ws.out(), ws.in(), bytes, reps));
   } else {
-    m->samples = cpu_time_ms([&] { execute(plan, ws.in(), ws.out(), nullptr); }, reps);
+    // Transposition and copy alternate, each after a cache flush (unless --warm), so both see
+    // the same cache state and any drift of the machine affects both alike.
     const auto copy = [&] { parallel_memcpy(ws.out(), ws.in(), bytes, s.threads); };
     copy();
-    m->copy_ms = median(cpu_time_ms(copy, reps));
+    static CacheFlusher flusher(s.threads);
+    std::vector<double> copies;
+    for (int r = 0; r < reps; ++r) {
+      if (!s.warm) flusher.flush();
+      m->samples.push_back(
+          cpu_time_ms([&] { execute(plan, ws.in(), ws.out(), nullptr); }, 1).front());
+      if (!s.warm) flusher.flush();
+      copies.push_back(cpu_time_ms(copy, 1).front());
+    }
+    m->copy_ms = median(copies);
   }
   m->ms = median(m->samples);
 }

@@ -1,6 +1,7 @@
 #include "timing.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,6 +34,22 @@ std::vector<double> cpu_time_ms(const std::function<void()>& fn, int reps) {
     ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
   return ms;
+}
+
+CacheFlusher::CacheFlusher(int threads) : threads_(resolve_threads(threads)) {
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = 64L << 20;                    // unknown: a large server L3
+  const size_t bytes = std::min<size_t>(2 * static_cast<size_t>(llc), size_t{768} << 20);
+  buffer_.assign(bytes / sizeof(uint64_t), 1);
+}
+
+void CacheFlusher::flush() {
+  const int64_t n = static_cast<int64_t>(buffer_.size());
+  const uint64_t* b = buffer_.data();
+  uint64_t sum = 0;
+#pragma omp parallel for num_threads(threads_) reduction(+ : sum) schedule(static)
+  for (int64_t i = 0; i < n; i += 8) sum += b[i];  // one word per 64-byte line
+  sink_ = sink_ + sum;
 }
 
 int resolve_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
