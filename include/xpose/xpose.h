@@ -92,6 +92,20 @@ XPOSE_API const char* xpose_last_error(void);
  * Returns the length needed (without the NUL); writes at most `size` bytes including the NUL. */
 XPOSE_API size_t xpose_plan_describe(xpose_plan_t plan, char* buffer, size_t size);
 
+/* In-place: `data` is both input and output. Supported at least for square matrices
+ * (rank 2, equal extents, perm {1,0}) and the 3D involutions whose extents make them in-place
+ * (e.g. perm {1,0,2} with extents[0] == extents[1]); other requests return
+ * XPOSE_ERROR_UNSUPPORTED with a message saying what is supported.
+ * This build supports every request that, after normalization (extent-1 dimensions dropped,
+ * adjacent dimensions fused), is the identity or swaps two dimensions of equal extent and keeps
+ * the others: square matrices and batches of them, perm {1,0,2} with extents[0] == extents[1]
+ * (T_yxz), perm {2,1,0} with extents[0] == extents[2] (T_zyx), perm {0,2,1} with
+ * extents[1] == extents[2]. Same validation and backend choice as xpose_transpose; the CUDA
+ * backend enqueues on `stream`, allocates nothing and does not synchronize. */
+XPOSE_API xpose_status_t xpose_transpose_inplace(int rank, const int64_t* extents, const int* perm,
+                                                 size_t elem_size, void* data,
+                                                 const xpose_options_t* options, void* stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -53,4 +53,26 @@ xpose_status_t cuda_make_plan(const Problem& p, const xpose_options_t& options,
 xpose_status_t cuda_candidates(const Problem& p, const xpose_options_t& options,
                                std::vector<Candidate>* candidates);
 
+// In-place transposition (issue 5; src/core/inplace.cpp classifies, src/inplace executes).
+// Every supported request is, after normalization, one swap of two equal dimensions: element
+// (a, x, b, y, c) trades places with (a, y, b, x, c), a < inner, x, y < n, b < mid, c < outer,
+// column-major, so x has stride inner and y stride inner * n * mid. A square matrix is
+// inner = mid = outer = 1; T_yxz (perm {1,0,2}) has outer = z; T_zyx (perm {2,1,0}) has mid = y;
+// a leading dimension that stays (perm {0,2,1}) is inner.
+struct InplaceRequest {
+  size_t elem_size = 0;
+  int64_t inner = 1, n = 0, mid = 1, outer = 1;
+  // Forcing (tests, `xpose inplace`): scheme -1 = the backend's choice, else a
+  // pairing::Scheme value; w (V1B band width) and region (super-grid order, tiles) 0 = default.
+  int scheme = -1;
+  int64_t w = 0, region = 0;
+};
+
+// `data` is non-NULL and the request non-empty (n >= 2). The CUDA entry enqueues on `stream`,
+// allocates nothing and does not synchronize.
+xpose_status_t cpu_transpose_inplace(const InplaceRequest& r, const xpose_options_t& options,
+                                     void* data);
+xpose_status_t cuda_transpose_inplace(const InplaceRequest& r, const xpose_options_t& options,
+                                      void* data, void* stream);
+
 }  // namespace xpose::detail

@@ -25,4 +25,8 @@ xpose_status_t cuda_candidates(const Problem&, const xpose_options_t&, std::vect
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoCuda);
 }
 
+xpose_status_t cuda_transpose_inplace(const InplaceRequest&, const xpose_options_t&, void*, void*) {
+  return fail(XPOSE_ERROR_UNSUPPORTED, kNoCuda);
+}
+
 }  // namespace xpose::detail
