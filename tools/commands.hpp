@@ -9,5 +9,7 @@ namespace xpose_tool {
 int run_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
 int explain_command(const std::vector<std::string>& args);
+int inplace_command(const std::vector<std::string>& args);        // cmd_inplace.cpp
+int bench_inplace_command(const std::vector<std::string>& args);  // cmd_inplace.cpp
 
 }  // namespace xpose_tool

@@ -19,6 +19,8 @@ const char* kUsage =
     "  run      time one transposition against a copy of the same bytes, check it\n"
     "  bench    run a benchmark suite (quick, ttlg6d-16, cutt-random, ...; --list shows cases)\n"
     "  explain  show the normalized problem, the planner's candidates and its choice\n"
+    "  inplace  time and check one in-place square transposition on the GPU\n"
+    "  bench-inplace  sweep in-place schemes over n and band widths (docs/perf/inplace-h100.md)\n"
     "\n"
     "Extents are column-major (extents[0] is stride-1) unless --layout row; output dimension\n"
     "i is input dimension perm[i]. `xpose <command> --help` lists a command's options.\n"
@@ -28,6 +30,8 @@ int dispatch(const std::string& command, const std::vector<std::string>& rest) {
   if (command == "run") return xpose_tool::run_command(rest);
   if (command == "bench") return xpose_tool::bench_command(rest);
   if (command == "explain") return xpose_tool::explain_command(rest);
+  if (command == "inplace") return xpose_tool::inplace_command(rest);
+  if (command == "bench-inplace") return xpose_tool::bench_inplace_command(rest);
   if (command == "-h" || command == "--help" || command == "help") {
     std::fputs(kUsage, stdout);
     return 0;
