@@ -10,9 +10,10 @@
 
 namespace xpose::detail::inplace {
 
-// V1B band width (tiles) on the GPU, by log2(element size). Measured with `xpose bench-inplace`
-// on the H100 (docs/perf/inplace-h100.md, run 1): the heat map over (n, w) for 4- and 8-byte
-// elements; sizes not measured take the 4-byte value.
+// V1B band width (tiles) on the GPU, by log2(element size). NOT YET MEASURED: w = 8 is the
+// paper's choice on Kepler/Maxwell (Figs. 12-15). The measurement that should replace it is
+// `xpose bench-inplace --csv` on the H100 (docs/perf/inplace-h100.md says how); until a run is
+// recorded there, these entries are a prior, not a tuned value.
 constexpr int64_t kGpuBandWidth[5] = {8, 8, 8, 8, 8};
 // Super-grid region order (tiles) when not forced: 2048 x 2048-element regions of 32-tiles,
 // about the paper's choice relative to its matrices.
