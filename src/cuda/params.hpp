@@ -19,9 +19,10 @@ inline constexpr int kElemsPerThread = 4;
 inline constexpr int kTileThreadsSmall = 512;
 inline constexpr int kMaxTileThreads = 1024;
 inline constexpr int kMaxTileVolume = kElemsPerThread * kMaxTileThreads;
-// Per tile buffer; elements of 4 bytes and more use two buffers (over 48 KB: opt-in, set once
-// per device for every instantiation).
+// Per tile buffer; elements of 4 bytes and more use 2 to kMaxTileStages buffers (cp.async
+// pipeline depth; over 48 KB: opt-in, set once per device for every instantiation).
 inline constexpr int kMaxTileSmemBytes = 40 * 1024;
+inline constexpr int kMaxTileStages = 4;
 // Sentinel coordinates of a thread slot past the tile volume: never valid.
 inline constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
 
@@ -50,7 +51,8 @@ struct TiledParams {
   int32_t n_in = 0, n_out = 0, n_grid = 0;
   int32_t volume = 0;       // tile volume (elements)
   int32_t wide = 0;         // 1: tile-relative offsets need 64 bits (else they fit in int32)
-  int32_t buffer_elems = 0; // shared-memory elements of one tile buffer (two for >= 4 bytes)
+  int32_t buffer_elems = 0; // shared-memory elements of one tile buffer
+  int32_t stages = 2;       // buffers (cp.async pipeline depth, 2..kMaxTileStages) for >= 4 B
   int32_t slot_tile[2] = {1, 1};
   int64_t num_tiles = 0;
   TileDim in[kMaxTileDims];

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 namespace xpose::detail {
@@ -35,6 +36,9 @@ struct Tuning {
   double row_item_instr = 50;       // per warp item of the row kernel (plus grid_dim_instr/dim)
   int64_t run_targets_bytes[4] = {128, 256, 512, 1024};  // input/output run targets
   int64_t run_targets_elems[2] = {32, 8};  // small runs: tiles that fit for 1-byte elements
+  // cp.async buffers of the tile kernel (elements >= 4 B). Run 6 (docs/perf/cuda-h100.md):
+  // 3 and 4 buffers ran slower than 2 (TTLG 17 median 0.82 against 0.87), so 2.
+  int stages = 2;
 };
 constexpr Tuning kTune{};
 
@@ -156,6 +160,9 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
   return T.smem_elems * g.esize <= (big ? kMaxTileSmemBytes : 24 * 1024);
 }
 
+// One tile buffer, bytes, rounded to 16 (as build_tiled lays them out).
+int64_t buffer_bytes(int64_t smem_elems, int esize) { return (smem_elems * esize + 15) / 16 * 16; }
+
 int default_threads(int64_t volume) {
   const int64_t t = ceil_div(ceil_div(volume, 4), 32) * 32;
   return static_cast<int>(std::clamp<int64_t>(t, 64, kMaxTileThreads));
@@ -174,6 +181,28 @@ int tiled_resident(const DeviceInfo& dev, int log2e, int threads, int64_t smem) 
   return std::clamp(r, 1, 32);
 }
 
+// Pipeline depth wanted: kTune.stages, or XPOSE_CUDA_STAGES (2..kMaxTileStages) for A/B runs.
+int wanted_stages() {
+  static const int s = [] {
+    const char* e = std::getenv("XPOSE_CUDA_STAGES");
+    const int v = e ? std::atoi(e) : 0;
+    return v >= 2 && v <= kMaxTileStages ? v : kTune.stages;
+  }();
+  return s;
+}
+
+// Buffers for a tile of `buffer` bytes: 1 below 4-byte elements (reads through registers), else
+// the deepest pipeline up to `want` that keeps as many blocks resident as two buffers do.
+int choose_stages(const DeviceInfo& dev, int log2e, int threads, int64_t buffer, int want) {
+  if (log2e < 2) return 1;
+  const int base = tiled_resident(dev, log2e, threads, 2 * buffer);
+  int s = std::clamp(want, 2, kMaxTileStages);
+  while (s > 2 && (s * buffer > kMaxTileStages * kMaxTileSmemBytes ||
+                   tiled_resident(dev, log2e, threads, s * buffer) < base))
+    --s;
+  return s;
+}
+
 double dram_time(const DeviceInfo& dev, const Problem& p, double eff_r, double eff_w) {
   const double bytes = static_cast<double>(p.bytes());
   return bytes / (dev.dram_bytes_per_s * kTune.copy_fraction) * (1.0 / eff_r + 1.0 / eff_w);
@@ -190,13 +219,20 @@ double issue_time(const DeviceInfo& dev, double thread_instr) {
   return thread_instr / (dev.sms * dev.clock_hz * 128.0 * kTune.issue_efficiency);
 }
 
-void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice* c) {
+// forced_stages: a schema's `stages=` (0: the planner's depth).
+void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, int forced_stages,
+                Choice* c) {
   const Problem& p = *g.p;
   const int log2e = log2_of(p.elem_size);
   const int threads = c->threads;
   const int64_t slots = ceil_div(T.volume, threads);
-  const int resident = tiled_resident(dev, log2e, threads,
-                                      T.smem_elems * g.esize * (g.esize >= 4 ? 2 : 1));
+  // Deeper pipelines only where they cost no resident block, so the model (calibrated on two
+  // buffers) is left as it was: the depth is the kernel's, not a ranking input.
+  const int64_t buffer = buffer_bytes(T.smem_elems, g.esize);
+  c->stages = forced_stages > 0 && log2e >= 2
+                  ? forced_stages
+                  : choose_stages(dev, log2e, threads, buffer, wanted_stages());
+  const int resident = tiled_resident(dev, log2e, threads, buffer * c->stages);
   const int64_t capacity = static_cast<int64_t>(resident) * dev.sms;
   c->grid = static_cast<unsigned>(std::min<int64_t>(T.num_tiles, capacity));
   const double eff_r = run_efficiency(T.in_span * g.esize, T.in_align,
@@ -214,7 +250,19 @@ void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice*
   const double rounds = std::ceil(static_cast<double>(T.num_tiles) / c->grid);
   const double balance = static_cast<double>(T.num_tiles) / (rounds * c->grid);
   const double sm_share = std::min(1.0, static_cast<double>(c->grid) / dev.sms);
-  const double mem = dram_time(dev, p, eff_r, eff_w) / (mwp * balance * sm_share);
+  // Edge tiles of a blocked dim (extent 3 blocked by 2: tiles of 2 and 1) cost about a full
+  // tile's round for part of its bytes: the share of tile slots that hold data. Run 6: rank-12
+  // tiles blocking an extent-3 dim by 2 (fill 0.75) ran at 0.54-0.68 of copy, the same problems
+  // with that dim outside the run at 0.73-0.86.
+  // XPOSE_CUDA_FILL=0 leaves it out (A/B runs).
+  static const bool use_fill = !std::getenv("XPOSE_CUDA_FILL") ||
+                               std::getenv("XPOSE_CUDA_FILL")[0] != '0';
+  double fill = 1.0;
+  for (const int d : T.blocked)
+    if (d >= 0 && use_fill)
+      fill *= static_cast<double>(p.extent[d]) /
+              static_cast<double>(ceil_div(p.extent[d], T.t[d]) * T.t[d]);
+  const double mem = dram_time(dev, p, eff_r, eff_w) / (mwp * balance * sm_share * fill);
   const double instr =
       static_cast<double>(T.num_tiles) * threads *
           (kTune.tile_fixed_instr + kTune.grid_dim_instr * T.n_grid + kTune.slot_instr * slots) +
@@ -320,7 +368,7 @@ void tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest
       if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
       ch.in_run = T.in_run, ch.out_run = T.out_run;
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
-      cost_tiled(g, dev, T, &ch);
+      cost_tiled(g, dev, T, req ? req->stages : 0, &ch);
       out->push_back(ch);
     }
   }
@@ -454,9 +502,9 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     gd.tile = static_cast<int32_t>(T.t[k]);
     gd.slot = slot[k];
   }
-  tp.buffer_elems = static_cast<int32_t>((T.smem_elems * g.esize + 15) / 16 * 16 / g.esize);
-  spec->smem_bytes =
-      static_cast<unsigned>(tp.buffer_elems * g.esize * (g.esize >= 4 ? 2 : 1));
+  tp.buffer_elems = static_cast<int32_t>(buffer_bytes(T.smem_elems, g.esize) / g.esize);
+  tp.stages = std::max(c.stages, g.esize >= 4 ? 2 : 1);
+  spec->smem_bytes = static_cast<unsigned>(tp.buffer_elems * g.esize * tp.stages);
   int64_t max_in = 0, max_out = 0;
   for (int k = 0; k < p.rank; ++k) {
     max_in += (T.t[k] - 1) * g.s_in[k];
@@ -483,7 +531,8 @@ std::string summarize(const Problem& p, const Choice& c) {
     s += " row=" + std::to_string(c.in_run * static_cast<int64_t>(p.elem_size)) + "B";
   } else {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +
-         " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads);
+         " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads) +
+         " S=" + std::to_string(c.stages);
   }
   s += " grid=" + std::to_string(c.grid) + " " + std::to_string(p.elem_size) + "B";
   return s;
@@ -514,7 +563,7 @@ bool parse_schema(const std::string& text, SchemaRequest* req, std::string* why)
     *why = "unknown CUDA schema '" + name + "'; valid names: copy, rows (tiledcopy, "
            "fvi-match-large), fvi-small (fvi-match-small), tiled (orthogonal-distinct), packed, "
            "packed-split, orthogonal-arbitrary; parameters for the tiled kernels: "
-           "name:threads=N,in=N,out=N";
+           "name:threads=N,in=N,out=N,stages=N";
     return false;
   }
   size_t pos = colon == std::string::npos ? text.size() : colon + 1;
@@ -545,8 +594,14 @@ bool parse_schema(const std::string& text, SchemaRequest* req, std::string* why)
       req->in_run = v;
     } else if (key == "out") {
       req->out_run = v;
+    } else if (key == "stages") {
+      if (v < 2 || v > kMaxTileStages) {
+        *why = "schema '" + text + "': stages must be 2 to " + std::to_string(kMaxTileStages);
+        return false;
+      }
+      req->stages = static_cast<int>(v);
     } else {
-      *why = "schema '" + text + "': unknown parameter '" + key + "' (threads, in, out)";
+      *why = "schema '" + text + "': unknown parameter '" + key + "' (threads, in, out, stages)";
       return false;
     }
   }

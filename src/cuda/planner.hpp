@@ -30,6 +30,7 @@ struct SchemaRequest {
   int threads = 0;        // tiled kernels: block size; 0 = planner's
   int64_t in_run = 0;     // tiled kernels: target input run (elements); 0 = planner's targets
   int64_t out_run = 0;    // tiled kernels: target output run (elements)
+  int stages = 0;         // tiled kernels, elements >= 4 B: cp.async buffers; 0 = planner's
   std::string text;       // as given
 };
 // Parses `text` (non-empty); on failure returns false and sets `why`.
@@ -43,6 +44,7 @@ struct Choice {
   int a = 0, c = 0;
   int64_t ta = 1, tc = 1;
   int threads = 0;
+  int stages = 1;  // shared-memory buffers (cp.async pipeline depth for elements >= 4 bytes)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
   unsigned grid = 0;
@@ -63,7 +65,7 @@ struct KernelSpec {
 };
 void build_spec(const Problem& p, const Choice& c, KernelSpec* spec);
 
-// One line, no commas: "tiled in=32 out=32 tile=1024 T=256 grid=528 8B".
+// One line, no commas: "tiled in=32 out=32 tile=1024 T=256 S=3 grid=528 8B".
 std::string summarize(const Problem& p, const Choice& c);
 
 }  // namespace xpose::detail

@@ -58,8 +58,9 @@ class DeviceGuard {
 };
 
 // Measure planning: allocates scratch input and output buffers of `bytes` each on `ordinal`
-// (filled with a non-zero pattern), times each run on a private stream (one warm-up, then the
-// median of `reps`), frees everything. A run enqueues on the stream it is given.
+// (filled with a non-zero pattern), times each run on a private stream (two warm-up launches,
+// then `reps` rounds that take every run in turn, each sample a batch of launches spanning
+// >= ~100 us; the median per run), frees everything. A run enqueues on the stream it is given.
 using TimedRun = std::function<xpose_status_t(const void* in, void* out, void* stream)>;
 xpose_status_t time_runs(int ordinal, int64_t bytes, const std::vector<TimedRun>& runs, int reps,
                          std::vector<double>* seconds);

@@ -125,33 +125,55 @@ __device__ __forceinline__ void issue_tile_loads(const T* in, T* buf, const Tile
   asm volatile("cp.async.commit_group;\n" ::);
 }
 
-// Read phase by cp.async straight into shared memory, double-buffered: the loads of the next
-// tile are in flight while this tile is written out, without registers to hold them.
-template <class T, class Off>
+template <int N>
+__device__ __forceinline__ void wait_groups() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Read phase by cp.async straight into shared memory, S buffers deep: the loads of the next S-1
+// tiles are in flight while this tile is written out, without registers to hold them. Every
+// iteration commits one group (empty past the last tile), so waiting for all but the newest
+// S-1 groups always means "this tile's loads are done". Only the pending tiles' output bases
+// and limits stay in registers (rotated, never indexed at run time).
+template <int S, class T, class Off>
 __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* in, T* out,
                                                 T* tile, int buf_elems, const Positions<Off>& rd,
                                                 const Positions<Off>& wr) {
   int64_t t = blockIdx.x;
   if (t >= p.num_tiles) return;
-  TileBase b = decode_tile(p, t);
-  issue_tile_loads(in, tile, b, rd);
-  for (int buf = 0; t < p.num_tiles; t += gridDim.x, buf ^= 1) {
-    const int64_t next = t + gridDim.x;
-    TileBase nb;
-    if (next < p.num_tiles) {
-      nb = decode_tile(p, next);
-      issue_tile_loads(in, tile + (buf ^ 1) * buf_elems, nb, rd);
-      asm volatile("cp.async.wait_group 1;\n" ::);
+  TileBase b[S - 1];
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) {
+    const int64_t ts = t + static_cast<int64_t>(s) * gridDim.x;
+    if (ts < p.num_tiles) {
+      b[s] = decode_tile(p, ts);
+      issue_tile_loads(in, tile + s * buf_elems, b[s], rd);
     } else {
-      asm volatile("cp.async.wait_group 0;\n" ::);
+      asm volatile("cp.async.commit_group;\n" ::);
     }
+  }
+  int buf = 0;  // buffer of tile t
+  for (; t < p.num_tiles; t += gridDim.x) {
+    const int64_t ahead = t + static_cast<int64_t>(S - 1) * gridDim.x;
+    const int ahead_buf = buf == 0 ? S - 1 : buf - 1;  // the buffer written out last iteration
+    TileBase nb;
+    if (ahead < p.num_tiles) {
+      nb = decode_tile(p, ahead);
+      issue_tile_loads(in, tile + ahead_buf * buf_elems, nb, rd);
+    } else {
+      asm volatile("cp.async.commit_group;\n" ::);
+    }
+    wait_groups<S - 1>();
     __syncthreads();
     const T* cur = tile + buf * buf_elems;
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(wr.coord[e], b)) out[b.out + wr.global[e]] = cur[wr.shared[e]];
+      if (inside(wr.coord[e], b[0])) out[b[0].out + wr.global[e]] = cur[wr.shared[e]];
     __syncthreads();
-    b = nb;
+#pragma unroll
+    for (int s = 0; s + 1 < S - 1; ++s) b[s] = b[s + 1];
+    b[S - 2] = nb;
+    buf = buf + 1 == S ? 0 : buf + 1;
   }
 }
 
@@ -167,9 +189,14 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
   Positions<Off> rd, wr;
   decode_positions(p.in, p.n_in, p.volume, rd);
   decode_positions(p.out, p.n_out, p.volume, wr);
-  if constexpr (sizeof(T) >= 4)
-    tiles_pipelined(p, in, out, tile, p.buffer_elems, rd, wr);
-  else
+  if constexpr (sizeof(T) >= 4) {
+    if (p.stages >= 4)
+      tiles_pipelined<4>(p, in, out, tile, p.buffer_elems, rd, wr);
+    else if (p.stages == 3)
+      tiles_pipelined<3>(p, in, out, tile, p.buffer_elems, rd, wr);
+    else
+      tiles_pipelined<2>(p, in, out, tile, p.buffer_elems, rd, wr);
+  } else
     tiles_through_registers(p, in, out, tile, rd, wr);
 }
 
@@ -183,11 +210,11 @@ cudaError_t launch_one(const TiledParams& p, const void* in, void* out, cudaStre
 }
 
 // Per device, once: registers of the small-block instantiation, and the shared-memory opt-in
-// (two buffers of up to kMaxTileSmemBytes) for every instantiation.
+// (kMaxTileStages buffers of up to kMaxTileSmemBytes) for every instantiation.
 template <int Log2>
 int setup_one() {
   using T = Elem<Log2>;
-  constexpr int kSmem = 2 * kMaxTileSmemBytes + 64;
+  constexpr int kSmem = kMaxTileStages * kMaxTileSmemBytes + 64;
   cudaFuncSetAttribute(tiled_kernel<T, int32_t, kTileThreadsSmall>,
                        cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   cudaFuncSetAttribute(tiled_kernel<T, int64_t, kTileThreadsSmall>,

@@ -106,7 +106,9 @@ TEST(CudaCorrectness, ForcedSchemas) {
   const char* schemas[] = {"copy", "rows", "fvi-small", "tiled", "packed", "packed-split",
                            "orthogonal-arbitrary", "tiled:in=64,out=16,threads=128",
                            "fvi-small:in=40,out=40,threads=64", "packed-split:threads=512",
-                           "tiled:in=64,out=64,threads=1024", "packed:threads=1024"};
+                           "tiled:in=64,out=64,threads=1024", "packed:threads=1024",
+                           "tiled:stages=2", "packed-split:stages=3",
+                           "tiled:in=64,out=64,threads=1024,stages=4", "packed:stages=4"};
   DeviceBuffers bufs(size_t{1} << 22);
   for (const char* schema : schemas) {
     int accepted = 0;

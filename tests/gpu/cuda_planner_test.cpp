@@ -101,7 +101,12 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     KernelSpec spec;
     build_spec(p, c[0], &spec);
     if (c[0].schema == Schema::Copy || c[0].schema == Schema::Rows) continue;
-    EXPECT_LE(spec.smem_bytes, 2u * kMaxTileSmemBytes);  // two buffers at most: 80 KB
+    // kMaxTileStages buffers at most (160 KB), within the H100's 227 KB per block, and as
+    // many buffers as the kernel's pipeline uses (one through registers below 4 bytes).
+    EXPECT_LE(spec.smem_bytes, unsigned(kMaxTileStages) * kMaxTileSmemBytes);
+    EXPECT_LE(spec.smem_bytes, 227u << 10);
+    EXPECT_EQ(spec.smem_bytes, unsigned(spec.tiled.stages * spec.tiled.buffer_elems) * es);
+    EXPECT_EQ(spec.tiled.stages == 1, es < 4) << summarize(p, c[0]);
     EXPECT_LE(spec.tiled.volume, c[0].threads * kElemsPerThread);
     EXPECT_GE(spec.choice.grid, 1u);
     EXPECT_EQ(summarize(p, c[0]).find(','), std::string::npos);
@@ -118,6 +123,10 @@ TEST(CudaPlanner, ParseSchema) {
   EXPECT_NE(why.find("packed-split"), std::string::npos);
   EXPECT_FALSE(parse_schema("tiled:foo=1", &r, &why));
   EXPECT_FALSE(parse_schema("tiled:in=", &r, &why));
+  EXPECT_TRUE(parse_schema("packed:stages=4", &r, &why));
+  EXPECT_EQ(r.stages, 4);
+  EXPECT_FALSE(parse_schema("tiled:stages=5", &r, &why));
+  EXPECT_FALSE(parse_schema("tiled:stages=1", &r, &why));
 }
 
 // The planner alone (no device query) for rank-8 problems; generous bound for shared CI boxes.
