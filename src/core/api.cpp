@@ -1,7 +1,6 @@
 // The C API: argument checks, exception barrier, status mapping. Nothing here knows a backend.
 #include <cstring>
-#include <exception>
-#include <new>
+#include <memory>
 
 #include "core/plan.hpp"
 #include "core/status.hpp"
@@ -9,24 +8,6 @@
 
 using namespace xpose::detail;
 
-namespace {
-
-// Runs `body` with this thread's last error cleared; no exception crosses the C boundary.
-template <class F>
-xpose_status_t guarded(F&& body) noexcept {
-  clear_error();
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(XPOSE_ERROR_OUT_OF_MEMORY, "out of host memory");
-  } catch (const std::exception& e) {
-    return fail(XPOSE_ERROR_INTERNAL, std::string("internal error: ") + e.what());
-  } catch (...) {
-    return fail(XPOSE_ERROR_INTERNAL, "internal error: unknown exception");
-  }
-}
-
-}  // namespace
 
 extern "C" {
 

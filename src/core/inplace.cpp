@@ -2,10 +2,8 @@
 // resolve_options), then classification of the normalized problem (every supported request is
 // one swap of two equal dimensions, see InplaceRequest) and dispatch to a backend. Bad input
 // returns before anything touches `data`.
-#include <exception>
-#include <new>
-
 #include "core/backend.hpp"
+#include "core/plan.hpp"
 #include "core/problem.hpp"
 #include "core/status.hpp"
 #include "inplace/inplace.hpp"
@@ -20,20 +18,6 @@ constexpr const char* kSupported =
     "equal extent and keep the others: square matrices (n,n) perm {1,0} and batches of them, "
     "perm {1,0,2} with extents[0] == extents[1] (T_yxz), perm {2,1,0} with "
     "extents[0] == extents[2] (T_zyx), perm {0,2,1} with extents[1] == extents[2]";
-
-// AUTO means CUDA when a device is usable (decided once per process, as for plans).
-xpose_status_t choose_backend(xpose_options_t* o) {
-  static const bool auto_cuda = cuda_usable(nullptr);
-  if (o->backend == XPOSE_BACKEND_AUTO)
-    o->backend = auto_cuda ? XPOSE_BACKEND_CUDA : XPOSE_BACKEND_CPU;
-  if (o->backend == XPOSE_BACKEND_CUDA) {
-    std::string why;
-    if (!cuda_usable(&why))
-      return fail(XPOSE_ERROR_UNSUPPORTED, "options->backend = CUDA: " + why);
-    XPOSE_TRY(cuda_resolve_device(o->device, &o->device));
-  }
-  return XPOSE_SUCCESS;
-}
 
 xpose_status_t check_force(const InplaceForce& f) {
   if (f.scheme < -1 || f.scheme > static_cast<int>(pairing::Scheme::kSuperGrid))
@@ -92,16 +76,7 @@ bool classify_inplace(const Problem& p, bool* identity, InplaceRequest* r) {
 xpose_status_t transpose_inplace(int rank, const int64_t* extents, const int* perm,
                                  size_t elem_size, void* data, const xpose_options_t* options,
                                  void* stream, const InplaceForce* force) {
-  clear_error();
-  try {
-    return run(rank, extents, perm, elem_size, data, options, stream, force);
-  } catch (const std::bad_alloc&) {
-    return fail(XPOSE_ERROR_OUT_OF_MEMORY, "out of host memory");
-  } catch (const std::exception& e) {
-    return fail(XPOSE_ERROR_INTERNAL, std::string("internal error: ") + e.what());
-  } catch (...) {
-    return fail(XPOSE_ERROR_INTERNAL, "internal error: unknown exception");
-  }
+  return guarded([&] { return run(rank, extents, perm, elem_size, data, options, stream, force); });
 }
 
 int inplace_scheme_from_name(const std::string& name) {

@@ -68,6 +68,8 @@ bool auto_is_cuda() {
   return usable;
 }
 
+}  // namespace
+
 xpose_status_t choose_backend(xpose_options_t* o) {
   if (o->backend == XPOSE_BACKEND_AUTO)
     o->backend = auto_is_cuda() ? XPOSE_BACKEND_CUDA : XPOSE_BACKEND_CPU;
@@ -79,8 +81,6 @@ xpose_status_t choose_backend(xpose_options_t* o) {
   }
   return XPOSE_SUCCESS;
 }
-
-}  // namespace
 
 xpose_status_t Plan::execute(const void* in, void* out, void* stream) const {
   XPOSE_TRY(check_buffers(problem, in, out));

@@ -29,6 +29,11 @@ xpose_status_t plan_candidates(int rank, const int64_t* extents, const int* perm
                                size_t elem_size, const xpose_options_t* options, Plan* plan,
                                std::vector<Candidate>* candidates);
 
+// Resolves options->backend: AUTO becomes CUDA when a device is usable (decided once per
+// process), else the CPU; CUDA without a usable device is XPOSE_ERROR_UNSUPPORTED with the reason;
+// for CUDA, options->device becomes an ordinal.
+xpose_status_t choose_backend(xpose_options_t* options);
+
 // Number of plans in the cache (tests and diagnostics).
 size_t plan_cache_size();
 

@@ -7,11 +7,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define XPOSE_HD __host__ __device__ __forceinline__
-#else
-#define XPOSE_HD inline
-#endif
+#include "core/host_device.hpp"
 
 namespace xpose::detail {
 
