@@ -70,6 +70,10 @@ struct TileGeometry {
   int loops = 0;                       // outer nest, loop 0 innermost (sorted by out stride)
   LoopDim loop[kMaxRank + 2]{};
   int j_loop = -1, i_loop = -1;        // which loops walk the J and I segments
+  // Tile order (tile_walk.hpp): loop 0 and loop b_loop form a plane walked in groups of
+  // ga x gb tiles. Default b_loop = 1, ga = loop[0].extent, gb = 1: the plain odometer.
+  int b_loop = 1;
+  int64_t ga = 1, gb = 1;
   int64_t tasks = 1;                   // tiles in all
   int64_t icol[Tuning::kMaxTileSide]{};
   int64_t orow[Tuning::kMaxTileSide]{};

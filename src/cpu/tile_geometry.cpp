@@ -3,6 +3,7 @@
 // tables of one tile, and the cost model. Lyakh, paper 003 section II, with disjoint J and I.
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 
 #include "cpu/plans.hpp"
 
@@ -121,6 +122,44 @@ void fill_loops(const Shape& s, const Minor& mi, TileGeometry* g) {
     if (role[l] == 1) g->i_loop = l;
     g->tasks *= g->loop[l].extent;
   }
+  g->b_loop = 1;
+  g->ga = g->loop[0].extent;
+  g->gb = 1;
+}
+
+// Pages one tile side touches: `n` runs of `run` bytes at offsets `off` (runs that continue
+// each other count as one), each about 1 + run / page pages.
+double side_pages(const int64_t* off, int n, int64_t run) {
+  int spans = 1;
+  for (int i = 1; i < n; ++i) spans += off[i] != off[i - 1] + run;
+  return spans + static_cast<double>(n) * static_cast<double>(run) / kTuning.page_bytes;
+}
+
+// Tile order (tile_walk.hpp). Loop 0 (smallest output stride) shares output pages between
+// consecutive tiles; when its input stride is a page or more, the input pages come back only
+// along the loop with the smallest input stride (B), after a whole sweep of loop 0. If that
+// sweep touches more pages than the TLB holds, the plane (loop 0, B) is walked in groups:
+// gb steps of B use up an input page, ga steps of loop 0 keep the group within the budget.
+void choose_groups(TileGeometry* g) {
+  static const bool off = [] {
+    const char* v = std::getenv("XPOSE_CPU_GROUP");  // "0": plain odometer (experiments)
+    return v != nullptr && v[0] == '0';
+  }();
+  const int64_t page = kTuning.page_bytes, eb = static_cast<int64_t>(g->eb);
+  if (off || g->loops < 2 || g->loop[0].in_stride < page) return;
+  int b = -1;
+  for (int l = 1; l < g->loops; ++l)
+    if (g->loop[l].extent > 1 && (b < 0 || g->loop[l].in_stride < g->loop[b].in_stride)) b = l;
+  if (b < 0 || g->loop[b].in_stride >= page) return;
+  const double tile_pages =
+      side_pages(g->icol, g->to, g->ti * eb) + side_pages(g->orow, g->ti, g->to * eb);
+  const int64_t ea = g->loop[0].extent;
+  g->b_loop = b;
+  // A whole sweep of loop 0 fits: B just comes next (input pages back after ea tiles).
+  if (static_cast<double>(ea) * tile_pages <= kTuning.tlb_group_pages) return;
+  g->gb = std::min(g->loop[b].extent, (page + g->loop[b].in_stride - 1) / g->loop[b].in_stride);
+  const auto ga = static_cast<int64_t>(kTuning.tlb_group_pages / (tile_pages * g->gb));
+  g->ga = std::clamp<int64_t>(ga, 1, ea);
 }
 
 }  // namespace
@@ -184,6 +223,7 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
   g->to = static_cast<int>(g->i_inner * g->i_seg);
   fill_tables(s, mi, g);
   fill_loops(s, mi, g);
+  choose_groups(g);
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cpu/plans.hpp"
+#include "cpu/tile_walk.hpp"
 
 namespace xpose::detail::cpu {
 namespace {
@@ -15,31 +16,6 @@ namespace {
 // Staging buffer of the non-temporal path, per thread, on the stack. 32 KiB fits L1D with the
 // input lines of the tile in flight; any row (TO * eb <= 512 * 16 B) fits.
 constexpr int64_t kStageBytes = int64_t{32} << 10;
-
-// Where one thread is in the outer nest.
-struct Cursor {
-  int64_t coord[kMaxRank + 2]{};
-  int64_t in_off = 0, out_off = 0;
-
-  Cursor(const TileGeometry& g, int64_t task) {
-    for (int l = 0; l < g.loops; ++l) {
-      coord[l] = task % g.loop[l].extent;
-      task /= g.loop[l].extent;
-      in_off += coord[l] * g.loop[l].in_stride;
-      out_off += coord[l] * g.loop[l].out_stride;
-    }
-  }
-  void next(const TileGeometry& g) {
-    for (int l = 0; l < g.loops; ++l) {
-      in_off += g.loop[l].in_stride;
-      out_off += g.loop[l].out_stride;
-      if (++coord[l] < g.loop[l].extent) return;
-      in_off -= g.loop[l].in_stride * g.loop[l].extent;
-      out_off -= g.loop[l].out_stride * g.loop[l].extent;
-      coord[l] = 0;
-    }
-  }
-};
 
 class TilePlan final : public BackendPlan {
  public:
@@ -67,7 +43,7 @@ class TilePlan final : public BackendPlan {
   // Tiles [t0, t1) of the nest.
   void run(const char* in, char* out, int64_t t0, int64_t t1) const {
     if (t0 >= t1) return;
-    Cursor cur(g_, t0);
+    TileCursor cur(g_, t0);
     const TileGeometry& g = g_;
     for (int64_t t = t0; t < t1; ++t, cur.next(g)) {
       int nr = g.ti, nc = g.to;
@@ -126,6 +102,9 @@ std::string TilePlan::describe() const {
     d << " " << g_.loop[l].extent << (l == g_.j_loop ? "[J seg]" : "")
       << (l == g_.i_loop ? "[I seg]" : "");
   d << "; " << g_.tasks << " tiles split in contiguous ranges over threads\n";
+  if (g_.b_loop != 1 || g_.ga != g_.loop[0].extent || g_.gb != 1)
+    d << "  tile order: groups of " << g_.ga << " x " << g_.gb << " tiles over loops 0 and "
+      << g_.b_loop << " (TLB reuse)\n";
   d << "  stores: " << (x_.nt ? "non-temporal via stack staging" : "regular") << "; predicted "
     << predicted_ * 1e3 << " ms\n";
   return d.str();

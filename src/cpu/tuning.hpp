@@ -71,6 +71,12 @@ struct Tuning {
   // that fits (the data must come back from memory when next read).
   double rfo_write_factor = 1.5;
   double nt_in_cache_factor = 1.2;
+  // Tile order: page size assumed (structural: 4 KiB, the worst case; huge pages only help) and
+  // the pages a group of tiles may touch so that both its input and output pages stay in the
+  // TLB: half of the 2048-entry STLB of Sapphire/Emerald Rapids (set-associative, shared with
+  // the staging buffer, stack and page-walk noise). See docs/cpu.md "Tile order".
+  int64_t page_bytes = 4096;
+  double tlb_group_pages = 1024;
   // Measure planning times this many of the best-predicted candidates.
   int measure_top = 3;
   // Measure planning repetitions per candidate (after one warm-up); the minimum is kept.
