@@ -110,8 +110,8 @@ const std::vector<ForcedCase>& forced_cases() {
       {{15, 15, 50}, {1, 0, 2}, {"blocked:nt=1", "blocked:nt=0"}},
       {{15, 45, 15, 3}, {2, 1, 0, 3}, {"blocked:nt=1", "blocked:ti=17,to=15,nt=1"}},
       {{11, 11, 11, 3}, {2, 1, 0, 3}, {"blocked:nt=1", "matrix:nt=1"}},
-      // Tile order in groups (tile_walk.hpp): input pages shared along the J segments, the last
-      // group along them ragged (250 segments in groups of 128 at 8 B), odd extents.
+      // Tile order (tile_walk.hpp): B = the J segments moved next to loop 0 (1000 x 37), and
+      // groups over loops 0 and 2 (15^5); ragged groups are covered by CpuTileWalk below.
       {{1000, 37}, {1, 0}, {"blocked:ti=4,to=4", "blocked:ti=4,to=4,nt=1", "blocked"}},
       {{15, 15, 15, 15, 15}, {4, 1, 3, 0, 2}, {"blocked", "blocked:nt=1", "matrix:nt=1"}},
   };
