@@ -285,3 +285,34 @@ TEST(ApiPlanCache, GrowsThenReuses) {
 }
 
 }  // namespace
+
+TEST(ApiPredict, PlanAndRequestAgreeAndErrorsAreNamed) {
+  const int64_t ext[3] = {64, 48, 40};
+  const int perm[3] = {2, 0, 1};
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CPU;
+  double direct = -1, planned = -1;
+  ASSERT_EQ(xpose_predict(3, ext, perm, 8, &o, &direct), XPOSE_SUCCESS) << xpose_last_error();
+  EXPECT_GT(direct, 0.0);
+  EXPECT_LT(direct, 1.0);
+  xpose_plan_t plan = nullptr;
+  ASSERT_EQ(xpose_plan_create(&plan, 3, ext, perm, 8, &o), XPOSE_SUCCESS);
+  ASSERT_EQ(xpose_plan_predict(plan, &planned), XPOSE_SUCCESS);
+  EXPECT_DOUBLE_EQ(planned, direct);
+  // A larger tensor is predicted to take longer.
+  const int64_t big[3] = {640, 480, 40};
+  double larger = -1;
+  ASSERT_EQ(xpose_predict(3, big, perm, 8, &o, &larger), XPOSE_SUCCESS);
+  EXPECT_GT(larger, direct);
+  EXPECT_EQ(xpose_plan_predict(plan, nullptr), XPOSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(xpose_last_error()).find("seconds"), std::string::npos);
+  EXPECT_EQ(xpose_predict(3, ext, perm, 3, &o, &direct), XPOSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(xpose_last_error()).find("elem_size"), std::string::npos);
+  EXPECT_EQ(xpose_plan_predict(nullptr, &planned), XPOSE_ERROR_INVALID_ARGUMENT);
+  xpose_plan_destroy(plan);
+  // An empty tensor costs nothing.
+  const int64_t empty[3] = {64, 0, 40};
+  ASSERT_EQ(xpose_predict(3, empty, perm, 8, &o, &direct), XPOSE_SUCCESS);
+  EXPECT_EQ(direct, 0.0);
+}

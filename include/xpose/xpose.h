@@ -88,6 +88,15 @@ XPOSE_API const char* xpose_status_string(xpose_status_t status);
 /* Thread-local; "" when the last call on this thread succeeded. */
 XPOSE_API const char* xpose_last_error(void);
 
+/* Performance model: the predicted execution time (seconds) of the plan the planner would choose,
+ * without executing. The CPU model is bandwidth-based; the CUDA model is the planner's analytic
+ * model of the device (docs/cuda.md). Prediction plans through the cache, so a repeated query
+ * costs a lookup. XPOSE_ERROR_UNSUPPORTED when the backend has no model for the plan. */
+XPOSE_API xpose_status_t xpose_predict(int rank, const int64_t* extents, const int* perm,
+                                       size_t elem_size, const xpose_options_t* options,
+                                       double* seconds);
+XPOSE_API xpose_status_t xpose_plan_predict(xpose_plan_t plan, double* seconds);
+
 /* Human-readable description of a plan (normalized problem, backend, schema and parameters).
  * Returns the length needed (without the NUL); writes at most `size` bytes including the NUL. */
 XPOSE_API size_t xpose_plan_describe(xpose_plan_t plan, char* buffer, size_t size);

@@ -67,6 +67,13 @@ class Plan {
     check(xpose_execute(plan_, in, out, stream));
   }
 
+  // The backend model's predicted seconds of one execute.
+  double predict() const {
+    double seconds = 0;
+    check(xpose_plan_predict(plan_, &seconds));
+    return seconds;
+  }
+
   std::string describe() const {
     std::string s(xpose_plan_describe(plan_, nullptr, 0), '\0');
     xpose_plan_describe(plan_, s.data(), s.size() + 1);

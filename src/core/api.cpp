@@ -73,6 +73,23 @@ xpose_status_t xpose_transpose(int rank, const int64_t* extents, const int* perm
   });
 }
 
+xpose_status_t xpose_predict(int rank, const int64_t* extents, const int* perm,
+                             size_t elem_size, const xpose_options_t* options, double* seconds) {
+  return guarded([&] {
+    if (seconds == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "seconds is NULL");
+    Plan p;
+    XPOSE_TRY(make_plan(rank, extents, perm, elem_size, options, nullptr, /*use_cache=*/true, &p));
+    return p.predict(seconds);
+  });
+}
+
+xpose_status_t xpose_plan_predict(xpose_plan_t plan, double* seconds) {
+  return guarded([&] {
+    if (plan == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is NULL");
+    return plan->plan.predict(seconds);
+  });
+}
+
 const char* xpose_status_string(xpose_status_t status) {
   switch (status) {
     case XPOSE_SUCCESS: return "success";

@@ -20,6 +20,8 @@ class BackendPlan {
   virtual xpose_status_t execute(const void* in, void* out, void* stream) const = 0;
   // One or more lines: schema and its parameters, for xpose_plan_describe and `xpose explain`.
   virtual std::string describe() const = 0;
+  // The backend's cost model's prediction of one execute, in seconds; < 0 when it has none.
+  virtual double predicted_seconds() const { return -1; }
 };
 
 using BackendPlanPtr = std::shared_ptr<const BackendPlan>;

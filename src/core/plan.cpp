@@ -88,6 +88,15 @@ xpose_status_t Plan::execute(const void* in, void* out, void* stream) const {
   return impl->execute(in, out, stream);
 }
 
+xpose_status_t Plan::predict(double* seconds) const {
+  if (seconds == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "seconds is NULL");
+  const double s = impl ? impl->predicted_seconds() : 0.0;
+  if (s < 0)
+    return fail(XPOSE_ERROR_UNSUPPORTED, "the chosen plan's backend has no performance model");
+  *seconds = s;
+  return XPOSE_SUCCESS;
+}
+
 std::string Plan::describe() const {
   // First line: backend and the backend's one-line summary (benchmarks print it); then the
   // normalized problem; then the backend's details.

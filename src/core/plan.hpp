@@ -14,6 +14,8 @@ struct Plan {
   BackendPlanPtr impl;        // null for an empty tensor: nothing to do
 
   xpose_status_t execute(const void* in, void* out, void* stream) const;
+  // The backend model's predicted seconds of one execute (0 for an empty tensor).
+  xpose_status_t predict(double* seconds) const;
   std::string describe() const;
 };
 

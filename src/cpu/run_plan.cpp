@@ -40,6 +40,8 @@ class RunPlan final : public BackendPlan {
     return XPOSE_SUCCESS;
   }
 
+  double predicted_seconds() const override { return predicted_; }
+
   std::string describe() const override {
     std::ostringstream d;
     d << (g_.outer_rank == 0 ? "copy" : "direct") << " run=" << g_.run << " nt=" << x_.nt

@@ -38,6 +38,7 @@ class TilePlan final : public BackendPlan {
   }
 
   std::string describe() const override;
+  double predicted_seconds() const override { return predicted_; }
 
  private:
   // Tiles [t0, t1) of the nest.

@@ -67,6 +67,9 @@ class CudaPlan final : public BackendPlan {
                     " bytes and this rank-32 problem has no byte view");
   }
 
+  // The prediction for aligned pointers (the first view), which the planner ranked.
+  double predicted_seconds() const override { return views_.front().spec.choice.predicted; }
+
   std::string describe() const override {
     const View& v0 = views_.front();
     std::string s = v0.summary + "\n";

@@ -154,4 +154,24 @@ TEST(CudaErrors, UnknownSchemaAndBadDevice) {
   EXPECT_NE(std::string(xpose_last_error()).find("options->device"), std::string::npos);
 }
 
+// The model's prediction is served for CUDA plans: positive, the same through both entry points,
+// and within an order of magnitude of a copy of the bytes at the device's memory bandwidth.
+TEST(CudaPredict, PlanAndRequestAgree) {
+  XPOSE_REQUIRE_GPU();
+  const int64_t ext[3] = {256, 256, 256};
+  const int perm[3] = {2, 0, 1};
+  xpose_options_t o = cuda_options();
+  double direct = -1, planned = -1;
+  ASSERT_EQ(xpose_predict(3, ext, perm, 8, &o, &direct), XPOSE_SUCCESS) << xpose_last_error();
+  xpose_plan_t plan = nullptr;
+  ASSERT_EQ(xpose_plan_create(&plan, 3, ext, perm, 8, &o), XPOSE_SUCCESS);
+  ASSERT_EQ(xpose_plan_predict(plan, &planned), XPOSE_SUCCESS);
+  xpose_plan_destroy(plan);
+  EXPECT_DOUBLE_EQ(planned, direct);
+  const double bytes = 2.0 * 256 * 256 * 256 * 8;  // read + write
+  std::printf("predicted %.1f us, %.0f GB/s\n", direct * 1e6, bytes / direct / 1e9);
+  EXPECT_GT(bytes / direct, 300e9);
+  EXPECT_LT(bytes / direct, 30e12);
+}
+
 }  // namespace
