@@ -1,35 +1,67 @@
 #!/usr/bin/env bash
-# The measured run behind docs/perf/: one device call (H100 + its 16 CPU cores) that builds
-# everything, runs all tests (cpu and gpu labels), compute-sanitizer memcheck and racecheck on a
-# representative set, every GPU suite with heuristic and (sampled) measured plans, PyTorch and
-# CuPy on the same cases, and the CPU suites. Everything lands in $OUT/run.tar.gz plus a summary.
-# Needs GoogleTest sources in .deps/googletest (carry .deps). Usage: bash bench/device_final.sh
+# The measured run behind docs/perf/: one device call (H100 + its 16 CPU cores). Phases in order
+# of importance, each writing into $OUT as it finishes (a call stopped at its time limit still
+# returns what was done): GPU tests, every GPU suite (heuristic plans), the in-place sweep, the
+# CPU suites, heuristic vs measured plans on a sample, PyTorch and CuPy on the same cases,
+# compute-sanitizer. Binaries: .carry/ (built on the build machine for sm_90 by
+# bench/build_carry.sh, saving the device the build) or, failing that, a build here.
+# Usage (device): bash bench/device_final.sh
 set -uo pipefail
-out=${OUT:-/tmp/xpose-out}; mkdir -p "$out"; r=$(mktemp -d); cd "$(dirname "$0")/.."
-log() { echo "== $*" | tee -a "$r/summary.md"; }
-{ git log -1 --format='commit %H %s' 2>/dev/null || echo "commit unknown"; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; lscpu | grep -E "Model name|^CPU\(s\)|L3"; } > "$r/machine.txt" 2>&1
-cmake -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DXPOSE_GTEST_SOURCE_DIR="$PWD/.deps/googletest" > "$r/build.log" 2>&1 &&
-  cmake --build build-dev -j16 >> "$r/build.log" 2>&1 || { tail -40 "$r/build.log"; exit 1; }
-x=./build-dev/tools/xpose
-log "tests"; ctest --test-dir build-dev -j2 --output-on-failure > "$r/ctest.log" 2>&1
-grep -E "tests passed|tests failed|Failed|\*\*\*" "$r/ctest.log" | tee -a "$r/summary.md"
-t=./build-dev/tests/xpose_gpu_tests; f='CudaCorrectness.ForcedSchemas:CudaCorrectness.UnalignedPointers'
-log "memcheck"; compute-sanitizer --tool memcheck --error-exitcode 9 $t --gtest_filter=$f > "$r/memcheck.log" 2>&1; echo "memcheck exit $?" | tee -a "$r/summary.md"; tail -3 "$r/memcheck.log" >> "$r/summary.md"
-log "racecheck"; compute-sanitizer --tool racecheck --error-exitcode 9 $t --gtest_filter=CudaCorrectness.ForcedSchemas > "$r/racecheck.log" 2>&1; echo "racecheck exit $?" | tee -a "$r/summary.md"; tail -3 "$r/racecheck.log" >> "$r/summary.md"
-log "gpu heuristic"
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/xpose-out}; r=$out/run; mkdir -p "$r"
+sum=$out/summary.md
+log() { echo "== $* ($(date +%T))" | tee -a "$sum"; }
+pack() { tar -czf "$out/run.tar.gz" -C "$r" . 2>/dev/null; }
+bin=.carry
+if ! $bin/xpose --help > /dev/null 2>&1; then
+  log "carried binaries do not run here; building"
+  cmake -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DXPOSE_GTEST_SOURCE_DIR="$PWD/.deps/googletest" > "$r/build.log" 2>&1 &&
+    cmake --build build-dev -j16 >> "$r/build.log" 2>&1 || { tail -40 "$r/build.log"; exit 1; }
+  bin=$r/bin; mkdir -p "$bin"
+  cp build-dev/tools/xpose build-dev/tests/xpose_gpu_tests build-dev/tests/xpose_tests "$bin/"
+fi
+x=$bin/xpose
+{ cat $bin/commit.txt 2>/dev/null; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; lscpu | grep -E "Model name|^CPU\(s\)"; } > "$r/machine.txt" 2>&1
+cat "$r/machine.txt" >> "$sum"
+log "gpu tests"
+$bin/xpose_gpu_tests --gtest_brief=1 > "$r/gpu-tests.log" 2>&1; echo "exit $?" >> "$sum"
+grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|Failure" "$r/gpu-tests.log" | head -20 >> "$sum"; pack
+log "gpu suites, heuristic plans (6D suites: 240 evenly spread permutations each)"
 for s in ttlg6d-15 ttlg6d-16 ttlg6d-17 cutt-random cutt-rank8 cutt-rank12 square small; do
-  $x bench $s --backend cuda --csv "$r/gpu-$s.csv" --quiet 2>"$r/gpu-$s.err" | tail -1 | tee -a "$r/summary.md"
-done
-log "gpu measured (sampled; the heuristic run above has the same cases for --limit)"
-for s in ttlg6d-16 ttlg6d-17 cutt-random cutt-rank8 square; do
-  $x bench $s --backend cuda --limit 40 --csv "$r/gpu-heur40-$s.csv" --quiet > /dev/null 2>&1
-  $x bench $s --backend cuda --planning measure --limit 40 --csv "$r/gpu-meas40-$s.csv" --quiet 2>/dev/null | tail -1 | tee -a "$r/summary.md"
-done
-log "frameworks"; PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench_frameworks.py --xpose $x --suite ttlg6d-16 --suite cutt-random --suite cutt-rank8 --suite square --limit 60 --reps 10 --csv "$r/frameworks.csv" 2>"$r/frameworks.err" | tee -a "$r/summary.md"
-log "cpu (16 cores)"
+  l=(); [[ $s == ttlg6d-* ]] && l=(--limit 240)
+  $x bench $s --backend cuda "${l[@]}" --csv "$r/gpu-$s.csv" --quiet 2>"$r/gpu-$s.err" | tail -1 >> "$sum"
+done; pack
+log "in-place sweep (n up to the largest square in 64 GiB; V1B band widths for the heat map)"
+timeout 60 $x bench-inplace --elems 4 --ns 1024,4096,8192,16384,32768,46336,65536,92160,131072 \
+  --ws 1,2,4,8,16,32,64 --reps 3 --csv "$r/inplace-4.csv" > "$r/inplace-4.log" 2>&1; echo "exit $?" >> "$sum"
+timeout 50 $x bench-inplace --elems 8 --ns 1024,4096,8192,16384,32768,46336,65536,92160 \
+  --ws 1,2,4,8,16,32,64 --reps 3 --csv "$r/inplace-8.csv" > "$r/inplace-8.log" 2>&1; echo "exit $?" >> "$sum"
+grep -E ",v1b,8,|,full," "$r"/inplace-4.log "$r"/inplace-8.log | tail -20 >> "$sum"; pack
+log "cpu suites (16 cores, cold caches; 6D suites: 120 evenly spread permutations each)"
 for s in cutt-random ttlg6d-15 ttlg6d-16 ttlg6d-17; do
-  l=(); [[ $s == ttlg6d-* ]] && l=(--limit 180)
-  $x bench $s --backend cpu "${l[@]}" --csv "$r/cpu-$s.csv" --quiet 2>/dev/null | tail -1 | tee -a "$r/summary.md"
+  l=(); [[ $s == ttlg6d-* ]] && l=(--limit 120)
+  $x bench $s --backend cpu "${l[@]}" --csv "$r/cpu-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
 done
-tar -czf "$out/run.tar.gz" -C "$r" . && cp "$r/summary.md" "$out/"
+log "cpu A/B: tile grouping off (XPOSE_CPU_GROUP=0), 60 cases each"
+for s in cutt-random ttlg6d-17; do
+  XPOSE_CPU_GROUP=0 $x bench $s --backend cpu --limit 60 --csv "$r/cpu-nogroup-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
+  $x bench $s --backend cpu --limit 60 --csv "$r/cpu-group-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
+done; pack
+log "gpu: heuristic vs measured plans, 30 evenly spread cases per suite"
+for s in ttlg6d-16 ttlg6d-17 cutt-random cutt-rank8 cutt-rank12 square; do
+  $x bench $s --backend cuda --limit 30 --csv "$r/heur30-$s.csv" --quiet > /dev/null 2>&1
+  $x bench $s --backend cuda --limit 30 --planning measure --csv "$r/meas30-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
+done; pack
+log "frameworks"
+PYTHONUNBUFFERED=1 timeout 70 python3 tools/bench_frameworks.py --xpose $x --suite ttlg6d-16 \
+  --suite cutt-random --suite cutt-rank8 --suite square --limit 24 --reps 10 \
+  --csv "$r/frameworks.csv" > "$r/frameworks.log" 2>&1; echo "exit $?" >> "$sum"; tail -12 "$r/frameworks.log" >> "$sum"; pack
+log "compute-sanitizer"
+timeout 45 compute-sanitizer --tool memcheck --error-exitcode 9 $bin/xpose_gpu_tests \
+  --gtest_filter='CudaCorrectness.ForcedSchemas:InplaceGpu.EveryForcedScheme' > "$r/memcheck.log" 2>&1
+echo "memcheck exit $?" >> "$sum"; tail -2 "$r/memcheck.log" >> "$sum"
+timeout 30 compute-sanitizer --tool racecheck --error-exitcode 9 $bin/xpose_gpu_tests \
+  --gtest_filter='CudaCorrectness.ForcedSchemas' > "$r/racecheck.log" 2>&1
+echo "racecheck exit $?" >> "$sum"; tail -2 "$r/racecheck.log" >> "$sum"; pack
+log "done"
