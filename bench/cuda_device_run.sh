@@ -65,9 +65,6 @@ if [ "$MODE" = ab ]; then
 else
   for s in ttlg6d-15 ttlg6d-16 ttlg6d-17 cutt-random cutt-rank8 cutt-rank12 square small \
            bench/suites/probe.txt; do bench heur $s; done
-  # The model without its edge-tile fill factor (XPOSE_CUDA_FILL=0), on samples.
-  for s in "ttlg6d-17 --limit 90" "cutt-random --limit 40" "cutt-rank8 --limit 25" \
-           "cutt-rank12 --limit 20" bench/suites/probe.txt; do XPOSE_CUDA_FILL=0 bench nofill $s; done
 fi
 for s in "${MEASURED[@]}"; do
   set -- $s; bench hlim "$@"; bench meas "$@" --planning measure

@@ -254,12 +254,9 @@ void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, int for
   // tile's round for part of its bytes: the share of tile slots that hold data. Run 6: rank-12
   // tiles blocking an extent-3 dim by 2 (fill 0.75) ran at 0.54-0.68 of copy, the same problems
   // with that dim outside the run at 0.73-0.86.
-  // XPOSE_CUDA_FILL=0 leaves it out (A/B runs).
-  static const bool use_fill = !std::getenv("XPOSE_CUDA_FILL") ||
-                               std::getenv("XPOSE_CUDA_FILL")[0] != '0';
   double fill = 1.0;
   for (const int d : T.blocked)
-    if (d >= 0 && use_fill)
+    if (d >= 0)
       fill *= static_cast<double>(p.extent[d]) /
               static_cast<double>(ceil_div(p.extent[d], T.t[d]) * T.t[d]);
   const double mem = dram_time(dev, p, eff_r, eff_w) / (mwp * balance * sm_share * fill);
