@@ -22,8 +22,7 @@ namespace {
 
 using inplace::SwapGeometry;
 using inplace::TileJob;
-constexpr int kTile = inplace::kGpuTile;
-constexpr int kRows = 8;  // threads in y; each thread moves kTile / kRows elements per tile
+constexpr int kRows = 8;  // a block is 32 x kRows threads
 constexpr uint64_t kMaxGrid = 2147483647u;
 
 // An element of N bytes with alignment 1, for data not aligned to its element size.
@@ -32,38 +31,63 @@ struct Bytes {
   unsigned char b[N];
 };
 
-template <class T>
-__global__ void __launch_bounds__(kTile * kRows) swap_tiles_kernel(SwapGeometry g, T* data) {
-  __shared__ T lower[kTile][kTile + 1];
-  __shared__ T upper[kTile][kTile + 1];
+// Tile edge for a word of `bytes` bytes (inplace::kGpuTile).
+constexpr int tile_for(size_t bytes) {
+  return inplace::kGpuTile[bytes >= 16 ? 4 : bytes >= 8 ? 3 : bytes >= 4 ? 2 : bytes >= 2 ? 1 : 0];
+}
+
+// One block per tile pair: both kT x kT tiles through padded shared memory (conflict-free
+// transposed reads for 4-byte and wider words), each thread moving kT/32 x kT/kRows elements.
+// The loops count iterations with compile-time bounds so that they unroll and every load of a
+// phase is in flight before the first shared-memory store.
+template <class T, int kT>
+__global__ void __launch_bounds__(32 * kRows) swap_tiles_kernel(SwapGeometry g, T* data) {
+  __shared__ T lower[kT][kT + 1];
+  __shared__ T upper[kT][kT + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t s = g.row_stride;
   for (uint64_t item = blockIdx.x; item < g.items(); item += gridDim.x) {
     TileJob j;
     if (!g.job(item, &j)) continue;  // block-uniform
     const bool diagonal = j.x0 == j.y0;
-    const int ex = g.n - j.x0 < kTile ? static_cast<int>(g.n - j.x0) : kTile;
-    const int ey = g.n - j.y0 < kTile ? static_cast<int>(g.n - j.y0) : kTile;
+    const int ex = g.n - j.x0 < kT ? static_cast<int>(g.n - j.x0) : kT;
+    const int ey = g.n - j.y0 < kT ? static_cast<int>(g.n - j.y0) : kT;
     T* a = data + j.base + j.x0 + j.y0 * s;  // a[i + r*s] = M(x0 + i, y0 + r)
     T* b = data + j.base + j.y0 + j.x0 * s;  // b[i + r*s] = M(y0 + i, x0 + r)
     __syncthreads();  // the previous item's shared reads are done
 #pragma unroll
-    for (int q = 0, r = ty; q < kTile / kRows; ++q, r += kRows)
-      if (tx < ex && r < ey) lower[r][tx] = a[tx + r * s];
+    for (int q = 0; q < kT / kRows; ++q)
+#pragma unroll
+      for (int k = 0; k < kT / 32; ++k) {
+        const int r = ty + q * kRows, c = tx + k * 32;
+        if (c < ex && r < ey) lower[r][c] = a[c + r * s];
+      }
     if (!diagonal) {
 #pragma unroll
-      for (int q = 0, r = ty; q < kTile / kRows; ++q, r += kRows)
-        if (tx < ey && r < ex) upper[r][tx] = b[tx + r * s];
+      for (int q = 0; q < kT / kRows; ++q)
+#pragma unroll
+        for (int k = 0; k < kT / 32; ++k) {
+          const int r = ty + q * kRows, c = tx + k * 32;
+          if (c < ey && r < ex) upper[r][c] = b[c + r * s];
+        }
     }
     __syncthreads();
     // M(x0 + i, y0 + r) takes M(y0 + r, x0 + i) = upper[i][r], and the other way round.
 #pragma unroll
-    for (int q = 0, r = ty; q < kTile / kRows; ++q, r += kRows)
-      if (tx < ex && r < ey) a[tx + r * s] = diagonal ? lower[tx][r] : upper[tx][r];
+    for (int q = 0; q < kT / kRows; ++q)
+#pragma unroll
+      for (int k = 0; k < kT / 32; ++k) {
+        const int r = ty + q * kRows, c = tx + k * 32;
+        if (c < ex && r < ey) a[c + r * s] = diagonal ? lower[c][r] : upper[c][r];
+      }
     if (!diagonal) {
 #pragma unroll
-      for (int q = 0, r = ty; q < kTile / kRows; ++q, r += kRows)
-        if (tx < ey && r < ex) b[tx + r * s] = lower[tx][r];
+      for (int q = 0; q < kT / kRows; ++q)
+#pragma unroll
+        for (int k = 0; k < kT / 32; ++k) {
+          const int r = ty + q * kRows, c = tx + k * 32;
+          if (c < ey && r < ex) b[c + r * s] = lower[c][r];
+        }
     }
   }
 }
@@ -97,8 +121,8 @@ template <class T>
 xpose_status_t launch_tiles(const SwapGeometry& g, void* data, cudaStream_t stream) {
   const uint64_t items = g.items();
   if (items == 0) return XPOSE_SUCCESS;
-  const dim3 block(kTile, kRows);
-  swap_tiles_kernel<T><<<static_cast<unsigned>(std::min(items, kMaxGrid)), block, 0, stream>>>(
+  const dim3 block(32, kRows);
+  swap_tiles_kernel<T, tile_for(sizeof(T))><<<static_cast<unsigned>(std::min(items, kMaxGrid)), block, 0, stream>>>(
       g, static_cast<T*>(data));
   return launch_status("in-place tile swap");
 }
@@ -153,7 +177,7 @@ xpose_status_t cuda_transpose_inplace(const InplaceRequest& r, const xpose_optio
   const int64_t w = r.w > 0 ? r.w : inplace::kGpuBandWidth[inplace::log2_size(f.unit ? f.unit : 4)];
   const int64_t region = r.region > 0 ? r.region : inplace::kDefaultRegion;
   const SwapGeometry g =
-      inplace::make_geometry(r.n, r.mid, r.outer, f.unit ? kTile : 1, scheme, w, region);
+      inplace::make_geometry(r.n, r.mid, r.outer, f.unit ? tile_for(f.unit) : 1, scheme, w, region);
   const auto address = reinterpret_cast<uintptr_t>(data);
   const auto st = static_cast<cudaStream_t>(stream);
   xpose_status_t status = XPOSE_SUCCESS;

@@ -10,16 +10,20 @@
 
 namespace xpose::detail::inplace {
 
-// V1B band width (tiles) on the GPU, by log2(element size). NOT YET MEASURED: w = 8 is the
-// paper's choice on Kepler/Maxwell (Figs. 12-15). The measurement that should replace it is
-// `xpose bench-inplace --csv` on the H100 (docs/perf/inplace-h100.md says how); until a run is
-// recorded there, these entries are a prior, not a tuned value.
-constexpr int64_t kGpuBandWidth[5] = {8, 8, 8, 8, 8};
+// V1B band width (tiles) by log2(element size), from `bash bench/device_final.sh` on the H100
+// (2026-11-21, docs/perf/inplace-h100.md): averaged over n = 8192..131072 the width moves the
+// ratio to copy by under 1% (4 B: w = 2 best, 0.723 vs 0.717 at 8; 8 B: w = 1, 0.943 vs 0.940
+// at 8). 1-, 2- and 16-byte widths were not swept and keep the paper's 8.
+constexpr int64_t kGpuBandWidth[5] = {8, 8, 2, 1, 8};
 // Super-grid region order (tiles) when not forced: 2048 x 2048-element regions of 32-tiles,
 // about the paper's choice relative to its matrices.
 constexpr int64_t kDefaultRegion = 64;
-// GPU tile edge (elements); the kernels are written for 32 x 8 threads over 32 x 32 tiles.
-constexpr int kGpuTile = 32;
+// GPU tile edge (elements) by log2(element size), for blocks of 32 x 8 threads. On the H100
+// (docs/perf/inplace-h100.md, 2026-11-21), 64 x 64 tiles took 1-byte elements from 0.20 to 0.39
+// of copy and 2-byte ones from 0.36 to 0.43 (n = 8192, 32768); for 4-byte elements they gave
+// 0.70 against 0.71-0.72 with 32 x 32, so 4 B keeps 32 (its limit is the 128-byte warp access,
+// not the bytes in flight). 8 B: 0.90-0.96 with 32.
+constexpr int kGpuTile[5] = {64, 64, 32, 32, 32};
 // CPU tile edge by log2(element size): a pair of tiles stays within 32 KiB (one L1).
 constexpr int kCpuTile[5] = {64, 64, 32, 32, 16};
 // CPU band width (tiles): bands of 16 tile columns keep the partner rows of a team's work
@@ -44,7 +48,7 @@ struct TileJob {
 struct SwapGeometry {
   pairing::Enumeration e;
   int64_t n = 0;
-  int64_t tile = kGpuTile;
+  int64_t tile = 32;
   int64_t mid = 1, outer = 1;
   int64_t row_stride = 0;  // stride of y: n * mid (x has stride 1)
 
