@@ -3,6 +3,8 @@
 // strings, plan descriptions, the plan cache, and the CUDA backend on a machine without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <thread>
 
 #include "core/backend.hpp"
@@ -56,9 +58,12 @@ TEST(ApiErrors, BadRequests) {
   const xpose_options_t ok = cpu_options();
   xpose_options_t bad_backend = ok, bad_layout = ok, bad_planning = ok, bad_threads = ok,
                   bad_device = ok;
-  bad_backend.backend = static_cast<xpose_backend_t>(7);
-  bad_layout.layout = static_cast<xpose_layout_t>(2);
-  bad_planning.planning = static_cast<xpose_planning_t>(-1);
+  // A C caller can store any int in an enum field; C++ may not create such enum values, so
+  // the bytes are written directly.
+  const auto store = [](auto* field, int value) { std::memcpy(field, &value, sizeof value); };
+  store(&bad_backend.backend, 7);
+  store(&bad_layout.layout, 2);
+  store(&bad_planning.planning, -1);
   bad_threads.num_threads = -2;
   bad_device.device = -5;
   const int64_t big = int64_t{1} << 40;

@@ -1,6 +1,7 @@
 #include "core/problem.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 
 #include "core/status.hpp"
@@ -118,21 +119,38 @@ xpose_status_t make_problem(int rank, const int64_t* extents, const int* perm, s
   return XPOSE_SUCCESS;
 }
 
+namespace {
+
+// The int a C caller stored in an enum field. Reading an out-of-range value through the enum
+// type is undefined in C++ (the enum's range is that of its enumerators' bits), and C callers
+// can store any int, so validation looks at the bytes.
+template <class E>
+int raw_enum(const E& field) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on supported ABIs");
+  int v;
+  std::memcpy(&v, &field, sizeof v);
+  return v;
+}
+
+}  // namespace
+
 xpose_status_t resolve_options(const xpose_options_t* options, xpose_options_t* out) {
   xpose_options_t o;
   xpose_options_init(&o);
-  if (options != nullptr) o = *options;
+  if (options != nullptr) std::memcpy(&o, options, sizeof o);
   const auto bad = [](const char* field, int value, const char* why) {
     return fail(XPOSE_ERROR_INVALID_ARGUMENT,
                 std::string("options->") + field + " = " + std::to_string(value) + " " + why);
   };
-  if (o.backend != XPOSE_BACKEND_AUTO && o.backend != XPOSE_BACKEND_CPU &&
-      o.backend != XPOSE_BACKEND_CUDA)
-    return bad("backend", o.backend, "is not AUTO (0), CPU (1) or CUDA (2)");
-  if (o.layout != XPOSE_COL_MAJOR && o.layout != XPOSE_ROW_MAJOR)
-    return bad("layout", o.layout, "is not COL_MAJOR (0) or ROW_MAJOR (1)");
-  if (o.planning != XPOSE_PLAN_HEURISTIC && o.planning != XPOSE_PLAN_MEASURE)
-    return bad("planning", o.planning, "is not HEURISTIC (0) or MEASURE (1)");
+  const int backend = raw_enum(o.backend), layout = raw_enum(o.layout),
+            planning = raw_enum(o.planning);
+  if (backend != XPOSE_BACKEND_AUTO && backend != XPOSE_BACKEND_CPU &&
+      backend != XPOSE_BACKEND_CUDA)
+    return bad("backend", backend, "is not AUTO (0), CPU (1) or CUDA (2)");
+  if (layout != XPOSE_COL_MAJOR && layout != XPOSE_ROW_MAJOR)
+    return bad("layout", layout, "is not COL_MAJOR (0) or ROW_MAJOR (1)");
+  if (planning != XPOSE_PLAN_HEURISTIC && planning != XPOSE_PLAN_MEASURE)
+    return bad("planning", planning, "is not HEURISTIC (0) or MEASURE (1)");
   if (o.num_threads < 0) return bad("num_threads", o.num_threads, "is negative (0 = all threads)");
   if (o.device < -1) return bad("device", o.device, "is below -1 (-1 = the current device)");
   *out = o;
