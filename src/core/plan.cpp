@@ -74,9 +74,13 @@ xpose_status_t choose_backend(xpose_options_t* o) {
   if (o->backend == XPOSE_BACKEND_AUTO)
     o->backend = auto_is_cuda() ? XPOSE_BACKEND_CUDA : XPOSE_BACKEND_CPU;
   if (o->backend == XPOSE_BACKEND_CUDA) {
-    std::string why;
-    if (!cuda_usable(&why))
+    // The device count cannot change within a process: the once-per-process answer serves every
+    // call, and the driver is asked again only to word the error.
+    if (!auto_is_cuda()) {
+      std::string why;
+      cuda_usable(&why);
       return fail(XPOSE_ERROR_UNSUPPORTED, "options->backend = CUDA: " + why);
+    }
     XPOSE_TRY(cuda_resolve_device(o->device, &o->device));
   }
   return XPOSE_SUCCESS;
