@@ -51,18 +51,9 @@ void print_candidates(const std::vector<xpose::detail::Candidate>& candidates) {
 }  // namespace
 
 int explain_command(const std::vector<std::string>& argv) {
-  std::set<std::string> flags = kSettingFlags;
-  flags.insert({"--extents", "--perm"});
-  const ParsedArgs args = parse_args("explain", argv, flags, kSettingSwitches);
-  if (args.has("--help")) {
-    std::printf("%s%s", kExplainHelp, settings_help());
-    return 0;
-  }
-  if (!args.positional.empty())
-    throw UsageError("explain: unexpected argument '" + args.positional[0] + "'");
-  const Case c = parse_case(args);
-  Settings s = parse_settings(args);
-  resolve_backend(&s);
+  Case c;
+  Settings s;
+  if (!parse_single_case("explain", argv, kExplainHelp, &c, &s)) return 0;
   const xpose_options_t o = s.options();
   xpose::detail::Plan resolved;
   std::vector<xpose::detail::Candidate> candidates;

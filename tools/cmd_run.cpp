@@ -95,18 +95,9 @@ void print_measurement(const Case& c, const Settings& s, const Measurement& m,
 }  // namespace
 
 int run_command(const std::vector<std::string>& argv) {
-  std::set<std::string> flags = kSettingFlags;
-  flags.insert({"--extents", "--perm"});
-  const ParsedArgs args = parse_args("run", argv, flags, kSettingSwitches);
-  if (args.has("--help")) {
-    std::printf("%s%s", kRunHelp, settings_help());
-    return 0;
-  }
-  if (!args.positional.empty())
-    throw UsageError("run: unexpected argument '" + args.positional[0] + "'");
-  const Case c = parse_case(args);
-  Settings s = parse_settings(args);
-  resolve_backend(&s);
+  Case c;
+  Settings s;
+  if (!parse_single_case("run", argv, kRunHelp, &c, &s)) return 0;
   Workspace ws(s, static_cast<size_t>(c.volume()) * s.elem);
   const Measurement m = measure_case(c, s, ws, 0x5eed);
   print_header(c, s);

@@ -1,9 +1,11 @@
 #include "runner.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "args.hpp"
 #include "gpu.hpp"
 #include "timing.hpp"
 
@@ -29,6 +31,23 @@ void resolve_backend(Settings* s) {
   } else {
     check_status(st, "--backend auto: probing the CUDA backend");
   }
+}
+
+bool parse_single_case(const std::string& command, const std::vector<std::string>& argv,
+                       const char* help, Case* c, Settings* s) {
+  std::set<std::string> flags = kSettingFlags;
+  flags.insert({"--extents", "--perm"});
+  const ParsedArgs args = parse_args(command, argv, flags, kSettingSwitches);
+  if (args.has("--help")) {
+    std::printf("%s%s", help, settings_help());
+    return false;
+  }
+  if (!args.positional.empty())
+    throw UsageError(command + ": unexpected argument '" + args.positional[0] + "'");
+  *c = parse_case(args);
+  *s = parse_settings(args);
+  resolve_backend(s);
+  return true;
 }
 
 namespace {

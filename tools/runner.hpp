@@ -22,6 +22,11 @@ using PlanHandle = std::unique_ptr<xpose_plan_s, PlanDeleter>;
 // Any other failure, or an explicit --backend cuda the tool cannot drive, is a ToolError.
 void resolve_backend(Settings* s);
 
+// The request of a single-case command (`run`, `explain`): --extents, --perm and the settings,
+// with the backend resolved. Prints `help` and the settings' help and returns false for --help.
+bool parse_single_case(const std::string& command, const std::vector<std::string>& argv,
+                       const char* help, Case* c, Settings* s);
+
 // A plan made by the planner itself, bypassing the plan cache (so every call plans afresh);
 // `us` gets the creation time. The handle is a real xpose_plan_t.
 PlanHandle create_fresh_plan(const Case& c, const Settings& s, double* us);
