@@ -3,14 +3,16 @@
 // diagonal tile is transposed in place); the items are the cells of the lower triangle of
 // tiles, decoded by a pairing::Enumeration (V1, V1R, banded V1B; the full grid and the super
 // grid kept for comparison), so that no block is idle and the scheme decides which tiles are in
-// flight together. The grid is folded (blocks stride over items), so any size fits.
-// Swapped elements that are not a 1/2/4/8/16-byte word (a leading dimension that stays, of odd
+// flight together. The grid is folded (blocks stride over items), so any size fits. Narrow
+// elements move several to an access when every row starts on such a vector (geometry.hpp's
+// gpu_tiles), else one at a time. Swapped elements that are not a 1/2/4/8/16-byte word (a leading dimension that stays, of odd
 // byte size) are swapped by one warp per cell pair, in the widest word the alignment allows.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/backend.hpp"
 #include "core/status.hpp"
@@ -31,20 +33,49 @@ struct Bytes {
   unsigned char b[N];
 };
 
-// Tile edge for a word of `bytes` bytes (inplace::kGpuTile).
-constexpr int tile_for(size_t bytes) {
-  return inplace::kGpuTile[bytes >= 16 ? 4 : bytes >= 8 ? 3 : bytes >= 4 ? 2 : bytes >= 2 ? 1 : 0];
+// kV elements moved by one global access (aligned as kV elements: an alignment-1 element
+// type, for unaligned data, stays alignment 1).
+template <class T, int kV>
+struct alignas(alignof(T) * kV) Vec {
+  T e[kV];
+};
+
+// One phase over the rows r < rows (r = threadIdx.y + kRows * q) of a tile of `cols` columns
+// at g (row stride s): kLoad copies the rows into shared memory (sm[r][c] = g[c + r*s]), else
+// writes them from it, transposed (g[c + r*s] = sm[c][r]). Lane x moves the kV-element words
+// that start at columns kV * (x + 32 k). With kV > 1 the launch has checked that every row
+// starts on a word and holds whole words, so a word is in the tile or out of it. The loop is
+// predicated, not branched, so that the compiler issues all of a phase's loads together.
+template <bool kLoad, class T, int kV, int kT>
+__device__ __forceinline__ void tile_phase(T* g, int64_t s, int cols, int rows, T (*sm)[kT + 1]) {
+  static_assert(kT % (32 * kV) == 0, "a row is a whole number of warp accesses");
+#pragma unroll
+  for (int q = 0; q < kT / kRows; ++q)
+#pragma unroll
+    for (int k = 0; k < kT / (32 * kV); ++k) {
+      const int r = threadIdx.y + q * kRows, c = kV * (threadIdx.x + 32 * k);
+      if (r >= rows || c >= cols) continue;
+      auto* word = reinterpret_cast<Vec<T, kV>*>(g + c + r * s);
+      if constexpr (kLoad) {
+        const Vec<T, kV> v = *word;
+#pragma unroll
+        for (int e = 0; e < kV; ++e) sm[r][c + e] = v.e[e];
+      } else {
+        Vec<T, kV> v;
+#pragma unroll
+        for (int e = 0; e < kV; ++e) v.e[e] = sm[c + e][r];
+        *word = v;
+      }
+    }
 }
 
 // One block per tile pair: both kT x kT tiles through padded shared memory (conflict-free
-// transposed reads for 4-byte and wider words), each thread moving kT/32 x kT/kRows elements.
-// The loops count iterations with compile-time bounds so that they unroll and every load of a
-// phase is in flight before the first shared-memory store.
-template <class T, int kT>
+// transposed reads for one-element words of 4 bytes and more, 2-way for the 2-element words of
+// 4-byte elements), every load of a phase in flight before the first shared-memory store.
+template <class T, int kT, int kV>
 __global__ void __launch_bounds__(32 * kRows) swap_tiles_kernel(SwapGeometry g, T* data) {
   __shared__ T lower[kT][kT + 1];
   __shared__ T upper[kT][kT + 1];
-  const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t s = g.row_stride;
   for (uint64_t item = blockIdx.x; item < g.items(); item += gridDim.x) {
     TileJob j;
@@ -55,40 +86,12 @@ __global__ void __launch_bounds__(32 * kRows) swap_tiles_kernel(SwapGeometry g, 
     T* a = data + j.base + j.x0 + j.y0 * s;  // a[i + r*s] = M(x0 + i, y0 + r)
     T* b = data + j.base + j.y0 + j.x0 * s;  // b[i + r*s] = M(y0 + i, x0 + r)
     __syncthreads();  // the previous item's shared reads are done
-#pragma unroll
-    for (int q = 0; q < kT / kRows; ++q)
-#pragma unroll
-      for (int k = 0; k < kT / 32; ++k) {
-        const int r = ty + q * kRows, c = tx + k * 32;
-        if (c < ex && r < ey) lower[r][c] = a[c + r * s];
-      }
-    if (!diagonal) {
-#pragma unroll
-      for (int q = 0; q < kT / kRows; ++q)
-#pragma unroll
-        for (int k = 0; k < kT / 32; ++k) {
-          const int r = ty + q * kRows, c = tx + k * 32;
-          if (c < ey && r < ex) upper[r][c] = b[c + r * s];
-        }
-    }
+    tile_phase<true, T, kV, kT>(a, s, ex, ey, lower);
+    if (!diagonal) tile_phase<true, T, kV, kT>(b, s, ey, ex, upper);
     __syncthreads();
     // M(x0 + i, y0 + r) takes M(y0 + r, x0 + i) = upper[i][r], and the other way round.
-#pragma unroll
-    for (int q = 0; q < kT / kRows; ++q)
-#pragma unroll
-      for (int k = 0; k < kT / 32; ++k) {
-        const int r = ty + q * kRows, c = tx + k * 32;
-        if (c < ex && r < ey) a[c + r * s] = diagonal ? lower[c][r] : upper[c][r];
-      }
-    if (!diagonal) {
-#pragma unroll
-      for (int q = 0; q < kT / kRows; ++q)
-#pragma unroll
-        for (int k = 0; k < kT / 32; ++k) {
-          const int r = ty + q * kRows, c = tx + k * 32;
-          if (c < ey && r < ex) b[c + r * s] = lower[c][r];
-        }
-    }
+    tile_phase<false, T, kV, kT>(a, s, ex, ey, diagonal ? lower : upper);
+    if (!diagonal) tile_phase<false, T, kV, kT>(b, s, ey, ex, lower);
   }
 }
 
@@ -117,13 +120,12 @@ xpose_status_t launch_status(const char* what) {
   return fail(XPOSE_ERROR_DEVICE, std::string(what) + " launch failed: " + cudaGetErrorString(e));
 }
 
-template <class T>
+template <class T, int kT, int kV>
 xpose_status_t launch_tiles(const SwapGeometry& g, void* data, cudaStream_t stream) {
   const uint64_t items = g.items();
   if (items == 0) return XPOSE_SUCCESS;
-  const dim3 block(32, kRows);
-  swap_tiles_kernel<T, tile_for(sizeof(T))><<<static_cast<unsigned>(std::min(items, kMaxGrid)), block, 0, stream>>>(
-      g, static_cast<T*>(data));
+  swap_tiles_kernel<T, kT, kV><<<static_cast<unsigned>(std::min(items, kMaxGrid)),
+                                 dim3(32, kRows), 0, stream>>>(g, static_cast<T*>(data));
   return launch_status("in-place tile swap");
 }
 
@@ -137,16 +139,28 @@ xpose_status_t launch_chunks(const SwapGeometry& g, void* data, int64_t words,
   return launch_status("in-place chunk swap");
 }
 
-// The tile kernel for a `unit`-byte word: native words when `data` is aligned to the unit
-// (all offsets are multiples of it), else alignment-1 bytes.
-xpose_status_t launch_words(size_t unit, bool aligned, const SwapGeometry& g, void* data,
+// The tile kernel for a `unit`-byte word of the shape `tiles` describes: native words when
+// `data` is aligned to the unit (all offsets are multiples of it), else alignment-1 bytes.
+template <int kLog2>
+xpose_status_t launch_shape(const inplace::GpuTiles& tiles, const SwapGeometry& g, void* data,
                             cudaStream_t st) {
-  switch (unit) {
-    case 1: return launch_tiles<uint8_t>(g, data, st);
-    case 2: return aligned ? launch_tiles<uint16_t>(g, data, st) : launch_tiles<Bytes<2>>(g, data, st);
-    case 4: return aligned ? launch_tiles<uint32_t>(g, data, st) : launch_tiles<Bytes<4>>(g, data, st);
-    case 8: return aligned ? launch_tiles<uint2>(g, data, st) : launch_tiles<Bytes<8>>(g, data, st);
-    default: return aligned ? launch_tiles<uint4>(g, data, st) : launch_tiles<Bytes<16>>(g, data, st);
+  constexpr int kV = inplace::kGpuVector[kLog2], kT = inplace::kGpuTile[kLog2];
+  constexpr int kTs = inplace::kGpuScalarTile[kLog2];
+  using T = std::conditional_t<kLog2 == 0, uint8_t, std::conditional_t<kLog2 == 1, uint16_t,
+            std::conditional_t<kLog2 == 2, uint32_t, std::conditional_t<kLog2 == 3, uint2, uint4>>>>;
+  if (tiles.vector > 1) return launch_tiles<T, kT, kV>(g, data, st);
+  if (tiles.aligned) return launch_tiles<T, kTs, 1>(g, data, st);
+  return launch_tiles<Bytes<sizeof(T)>, kTs, 1>(g, data, st);
+}
+
+xpose_status_t launch_words(const inplace::GpuTiles& tiles, const SwapGeometry& g, void* data,
+                            cudaStream_t st) {
+  switch (inplace::log2_size(tiles.unit)) {
+    case 0: return launch_shape<0>(tiles, g, data, st);
+    case 1: return launch_shape<1>(tiles, g, data, st);
+    case 2: return launch_shape<2>(tiles, g, data, st);
+    case 3: return launch_shape<3>(tiles, g, data, st);
+    default: return launch_shape<4>(tiles, g, data, st);
   }
 }
 
@@ -176,14 +190,15 @@ xpose_status_t cuda_transpose_inplace(const InplaceRequest& r, const xpose_optio
       r.scheme < 0 ? pairing::Scheme::kV1B : static_cast<pairing::Scheme>(r.scheme);
   const int64_t w = r.w > 0 ? r.w : inplace::kGpuBandWidth[inplace::log2_size(f.unit ? f.unit : 4)];
   const int64_t region = r.region > 0 ? r.region : inplace::kDefaultRegion;
-  const SwapGeometry g =
-      inplace::make_geometry(r.n, r.mid, r.outer, f.unit ? tile_for(f.unit) : 1, scheme, w, region);
   const auto address = reinterpret_cast<uintptr_t>(data);
+  const inplace::GpuTiles tiles = inplace::gpu_tiles(f.unit, address, r.n);
+  const SwapGeometry g =
+      inplace::make_geometry(r.n, r.mid, r.outer, f.unit ? tiles.tile : 1, scheme, w, region);
   const auto st = static_cast<cudaStream_t>(stream);
   xpose_status_t status = XPOSE_SUCCESS;
   inplace::for_each_launch(g, [&](const SwapGeometry& launch) {
     if (status != XPOSE_SUCCESS) return;
-    status = f.unit ? launch_words(f.unit, address % f.unit == 0, launch, data, st)
+    status = f.unit ? launch_words(tiles, launch, data, st)
                     : launch_chunked(f.chunk, address, launch, data, st);
   });
   return status;

@@ -10,20 +10,25 @@
 
 namespace xpose::detail::inplace {
 
-// V1B band width (tiles) by log2(element size), from `bash bench/device_final.sh` on the H100
-// (2026-11-21, docs/perf/inplace-h100.md): averaged over n = 8192..131072 the width moves the
-// ratio to copy by under 1% (4 B: w = 2 best, 0.723 vs 0.717 at 8; 8 B: w = 1, 0.943 vs 0.940
-// at 8). 1-, 2- and 16-byte widths were not swept and keep the paper's 8.
-constexpr int64_t kGpuBandWidth[5] = {8, 8, 2, 1, 8};
+// V1B band width (tiles) by log2(element size), from the H100 sweeps of docs/perf/
+// inplace-h100.md: averaged over n = 8192..131072 the width moves the ratio to copy by under 1%
+// (run 5, vector tiles: 4 B best at w = 1, 0.953 against 0.950 at 8; 8 B best at w = 1, 0.942
+// against 0.939 at 8). 1-, 2- and 16-byte widths were not swept and keep the paper's 8.
+constexpr int64_t kGpuBandWidth[5] = {8, 8, 1, 1, 8};
 // Super-grid region order (tiles) when not forced: 2048 x 2048-element regions of 32-tiles,
 // about the paper's choice relative to its matrices.
 constexpr int64_t kDefaultRegion = 64;
-// GPU tile edge (elements) by log2(element size), for blocks of 32 x 8 threads. On the H100
-// (docs/perf/inplace-h100.md, 2026-11-21), 64 x 64 tiles took 1-byte elements from 0.20 to 0.39
-// of copy and 2-byte ones from 0.36 to 0.43 (n = 8192, 32768); for 4-byte elements they gave
-// 0.70 against 0.71-0.72 with 32 x 32, so 4 B keeps 32 (its limit is the 128-byte warp access,
-// not the bytes in flight). 8 B: 0.90-0.96 with 32.
-constexpr int kGpuTile[5] = {64, 64, 32, 32, 32};
+// GPU tiles by log2(element size), for blocks of 32 x 8 threads: kGpuVector adjacent elements
+// per lane and access, so that a warp moves 256 bytes (1, 4 B) or 128 bytes (2 B) per access,
+// on tiles of kGpuTile = 32 x kGpuVector elements. On the H100 (docs/perf/inplace-h100.md,
+// run 5), these took 4-byte elements from 0.72 to 0.95 of copy, 2-byte from 0.53 to 0.79,
+// 1-byte from 0.40 to 0.75; 8 B: 0.90-0.96 with 32 x 32 one-element words.
+constexpr int kGpuVector[5] = {4, 2, 2, 1, 1};
+constexpr int kGpuTile[5] = {128, 64, 64, 32, 32};
+// When rows do not start on a vector (odd n, or a pointer that is not vector-aligned): one
+// element per access, on these tiles (64 x 64 for 1- and 2-byte elements: 0.39 and 0.53 of
+// copy against 0.2 and 0.36 with 32 x 32; 4 B: 0.72).
+constexpr int kGpuScalarTile[5] = {64, 64, 32, 32, 32};
 // CPU tile edge by log2(element size): a pair of tiles stays within 32 KiB (one L1).
 constexpr int kCpuTile[5] = {64, 64, 32, 32, 16};
 // CPU band width (tiles): bands of 16 tile columns keep the partner rows of a team's work
@@ -31,10 +36,32 @@ constexpr int kCpuTile[5] = {64, 64, 32, 32, 16};
 // tuned further.
 constexpr int64_t kCpuBandWidth = 16;
 
-inline int log2_size(size_t bytes) {
+XPOSE_HD constexpr int log2_size(size_t bytes) {
   int l = 0;
   while ((size_t{1} << l) < bytes) ++l;
   return l;
+}
+
+// The GPU tile shape for swapped words of `unit` bytes (1..16) at `address`, n x n planes.
+struct GpuTiles {
+  size_t unit = 0;
+  bool aligned = false;  // address is a multiple of the unit
+  int vector = 1;        // elements per access (> 1: every row starts on a vector)
+  int tile = 32;
+};
+
+inline GpuTiles gpu_tiles(size_t unit, uintptr_t address, int64_t n) {
+  GpuTiles t;
+  t.unit = unit;
+  if (unit == 0) return t;
+  const int l = log2_size(unit);
+  t.aligned = address % unit == 0;
+  // Rows start at multiples of n (plane starts b * n, row strides n * mid): all on a vector
+  // when n and the address are multiples of it; tile widths n - x0 then hold whole vectors.
+  const auto v = static_cast<int64_t>(kGpuVector[l]);
+  t.vector = v > 1 && n % v == 0 && address % (unit * v) == 0 ? kGpuVector[l] : 1;
+  t.tile = t.vector > 1 ? kGpuTile[l] : kGpuScalarTile[l];
+  return t;
 }
 
 // One tile pair of one batch entry. Offsets are in units of the swapped element.
