@@ -267,7 +267,13 @@ void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, int for
   const double wavefronts = 2.0 * T.num_tiles * slots * (threads / 32.0) *
                             std::max(1.0, g.esize * 32.0 / 128.0);
   const double smem = wavefronts / (dev.sms * dev.clock_hz);
-  c->predicted = kTune.launch_s + std::max({mem, issue_time(dev, instr) / sm_share, smem});
+  const double issue = issue_time(dev, instr) / sm_share;
+  c->predicted = kTune.launch_s + std::max({mem, issue, smem});
+  c->terms = {p.bytes() / dev.dram_bytes_per_s, 1 / eff_r, 1 / eff_w, 1 / mwp,
+              1 / (balance * sm_share), 1 / fill, issue, smem, rounds, c->predicted,
+              kTune.launch_s, static_cast<double>(p.bytes()),
+              static_cast<double>(T.in_span * g.esize), static_cast<double>(T.out_span * g.esize),
+              static_cast<double>(g.esize)};
 }
 
 // Alignment (bytes, gcd with 128) of the output rows' starts.
@@ -299,7 +305,13 @@ void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
   const double instr = static_cast<double>(items) * 32 *
                            (kTune.row_item_instr + kTune.grid_dim_instr * (p.rank - 1)) +
                        static_cast<double>(p.bytes()) / width * 6;
-  c->predicted = kTune.launch_s + std::max(mem, issue_time(dev, instr));
+  const double issue = issue_time(dev, instr);
+  c->predicted = kTune.launch_s + std::max(mem, issue);
+  c->terms = {p.bytes() / dev.dram_bytes_per_s, 1, 1 / eff_w, 1 / mwp,
+              1 / std::max(sm_share, 1e-3), 1, issue, 0, std::ceil(items / (8.0 * c->grid)),
+              c->predicted, kTune.launch_s, static_cast<double>(p.bytes()),
+              static_cast<double>(row_bytes), static_cast<double>(row_bytes),
+              static_cast<double>(g.esize)};
 }
 
 // Run options (dim, tile extent) along an order of dims: for each target, the first dim where
@@ -396,6 +408,7 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
       cost_rows(g, dev, &c);
       out->push_back(c);
     }
+    apply_regression(process_models().find(dev.arch), out);
     return;
   }
   if (p.perm[0] == 0 && allowed(req, Schema::Rows)) {
@@ -408,6 +421,7 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   tiled_choices(g, dev, req, out);
   if (out->size() == before && (!req || (req->in_run == 0 && req->out_run == 0)))
     tiled_choices(g, dev, req, out, true);
+  apply_regression(process_models().find(dev.arch), out);
   std::stable_sort(out->begin(), out->end(),
                    [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
 }

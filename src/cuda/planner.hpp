@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/problem.hpp"
+#include "cuda/model.hpp"
 #include "cuda/params.hpp"
 #include "cuda/runtime.hpp"
 
@@ -48,7 +49,9 @@ struct Choice {
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
   unsigned grid = 0;
-  double predicted = 0;  // seconds
+  double predicted = 0;               // seconds
+  CostTerms terms;                    // the analytic model's pieces: the regression's features
+  const Regression* model = nullptr;  // what predicted `predicted`; null: the analytic model
 };
 
 // All candidates the planner considers (those `req` allows; req may be null), best first.

@@ -17,6 +17,7 @@ namespace xpose::detail {
 struct DeviceInfo {
   int ordinal = 0;
   std::string name;
+  int arch = 0;                 // compute capability, 10 x major + minor (90: sm_90); 0 unknown
   int sms = 0;
   int64_t l2_bytes = 0;
   int smem_per_block = 0;       // bytes, without opt-in

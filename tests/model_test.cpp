@@ -1,0 +1,288 @@
+// The cost models without a GPU: the regression model's solver, its coefficients file, the
+// fallback to the analytic model, the features of random problems (CUDA builds, on a fake H100),
+// and the time of a warm xpose_predict on the CPU backend.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "reference.hpp"
+#include "xpose/xpose.h"
+
+#ifdef XPOSE_HAVE_CUDA
+#include "core/problem.hpp"
+#include "cuda/model.hpp"
+#include "cuda/planner.hpp"
+#include "fake_device.hpp"
+#endif
+
+namespace {
+
+using xpose_test::Rng;
+using xpose_test::test_seed;
+
+// Issue 4: a warm xpose_predict (a plan-cache hit) in under 20 us.
+TEST(Predict, WarmCpuPredictIsFast) {
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CPU;
+  const int64_t ext[6] = {17, 16, 15, 14, 13, 12};
+  const int perm[6] = {5, 3, 1, 0, 2, 4};
+  double s = 0;
+  ASSERT_EQ(xpose_predict(6, ext, perm, 8, &o, &s), XPOSE_SUCCESS) << xpose_last_error();
+  constexpr int kCalls = 20000;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCalls; ++i) xpose_predict(6, ext, perm, 8, &o, &s);
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+      kCalls;
+  std::printf("warm xpose_predict, CPU backend, rank 6: %.3f us\n", us);
+  EXPECT_GT(s, 0);
+  EXPECT_LT(us, 20.0);
+}
+
+#ifdef XPOSE_HAVE_CUDA
+
+using namespace xpose::detail;
+
+Problem problem(const std::vector<int64_t>& ext, const std::vector<int>& perm, size_t es) {
+  Problem p;
+  EXPECT_EQ(make_problem(static_cast<int>(ext.size()), ext.data(), perm.data(), es,
+                         XPOSE_COL_MAJOR, &p),
+            XPOSE_SUCCESS);
+  return p;
+}
+
+Regression some_regression(Rng& rng) {
+  Regression r;
+  r.arch = "sm_90";
+  r.device = "NVIDIA H100 80GB HBM3";
+  r.commit = "abc1234";
+  r.date = "2026-11-25";
+  r.min_bytes = 16 << 20;
+  r.max_bytes = 2.0 * (1 << 30);
+  for (ClassModel& m : r.cls) {
+    m.samples = 1 + static_cast<long>(rng.below(5000));
+    m.mape = rng.unit() * 0.2;
+    for (int j = 0; j < kBaseFeatures; ++j) {
+      m.lo[j] = -rng.unit() * 10;
+      m.hi[j] = rng.unit() * 10;
+    }
+    for (double& c : m.coef) c = (rng.unit() - 0.3) * 3.0;
+  }
+  return r;
+}
+
+// The fake H100 with an architecture no coefficients file names: the analytic model predicts,
+// whatever files the build embeds.
+DeviceInfo uncalibrated_gpu() {
+  DeviceInfo d = xpose_test::fake_h100();
+  d.arch = 1;
+  return d;
+}
+
+std::vector<Choice> candidates(const Problem& p, const DeviceInfo& dev) {
+  std::vector<Choice> c;
+  enumerate_choices(p, dev, nullptr, &c);
+  EXPECT_FALSE(c.empty()) << p.to_string();
+  return c;
+}
+
+TEST(RegressionModel, SolverRecoversKnownCoefficients) {
+  Rng rng(test_seed());
+  Features truth;
+  for (double& c : truth) c = 2.0 * rng.unit() - 1.0;
+  truth[7] = 0;  // a feature constant on every row: its coefficient is 0, the constant takes it
+  std::vector<Features> x;
+  std::vector<double> y;
+  for (int i = 0; i < 2000; ++i) {
+    Features f;
+    f[0] = 1;
+    for (int j = 1; j < kFeatures; ++j) f[j] = std::pow(10.0, 3 * rng.unit() - 1);
+    f[7] = 0.25;
+    double t = 0;
+    for (int j = 0; j < kFeatures; ++j) t += truth[j] * f[j];
+    x.push_back(f);
+    y.push_back(t);
+  }
+  Features got;
+  ASSERT_TRUE(ridge_fit(x, y, 1e-14, &got));
+  for (int j = 1; j < kFeatures; ++j)
+    EXPECT_NEAR(got[j], truth[j], 1e-6) << feature_name(j);
+  EXPECT_NEAR(got[0], truth[0] + 0.25 * truth[7], 1e-6);
+  EXPECT_FALSE(ridge_fit({}, {}, 1e-3, &got));
+  EXPECT_EQ(feature_name(0), "1");
+  EXPECT_EQ(feature_name(1), "ideal");
+  EXPECT_EQ(feature_name(kBaseFeatures + 1), "ideal*ideal");
+  EXPECT_EQ(feature_name(kBaseFeatures + 2), "ideal*inv_eff_r");
+  EXPECT_EQ(feature_name(kFeatures - 1), "analytic*analytic");
+}
+
+// Times that follow the model's own form are fitted back: predictions within 0.1 %.
+TEST(RegressionModel, FitClassReproducesItsForm) {
+  const DeviceInfo dev = xpose_test::fake_h100();
+  Rng rng(test_seed());
+  std::vector<Choice> choices;
+  for (int i = 0; i < 60; ++i) {
+    const int rank = 3 + static_cast<int>(rng.below(3));
+    std::vector<int64_t> ext(rank);
+    for (int64_t& e : ext) e = 8 + static_cast<int64_t>(rng.below(90));
+    for (const Choice& c : candidates(problem(ext, rng.permutation(rank), 8), dev))
+      if (c.schema == Schema::Tiled) choices.push_back(c);
+  }
+  ASSERT_GT(choices.size(), 200u);
+  // seconds = launch + ideal x exp(0.7 + 0.5 log inv_mwp + 0.1 log(analytic / ideal)^2)
+  std::vector<double> seconds;
+  for (const Choice& c : choices) {
+    const BaseFeatures b = base_features(c);
+    seconds.push_back(c.terms.launch_s +
+                      c.terms.ideal_s * std::exp(0.7 + 0.5 * b[3] + 0.1 * b[14] * b[14]));
+  }
+  Regression r;
+  ASSERT_TRUE(fit_class(choices, seconds, 1e-9, &r.cls[model_class(Schema::Tiled)]));
+  EXPECT_EQ(r.cls[model_class(Schema::Tiled)].samples, static_cast<long>(choices.size()));
+  for (size_t i = 0; i < choices.size(); ++i)
+    EXPECT_NEAR(r.predict(choices[i]) / seconds[i], 1.0, 1e-3) << i;
+}
+
+TEST(RegressionModel, FileRoundTrips) {
+  Rng rng(test_seed());
+  const Regression r = some_regression(rng);
+  const std::string text = format_regression(r);
+  Regression back;
+  std::string why;
+  ASSERT_TRUE(parse_regression(text, &back, &why)) << why << "\n" << text;
+  EXPECT_EQ(back.arch, r.arch);
+  EXPECT_EQ(back.device, r.device);
+  EXPECT_EQ(back.commit, r.commit);
+  EXPECT_EQ(back.date, r.date);
+  EXPECT_EQ(back.min_bytes, r.min_bytes);
+  EXPECT_EQ(back.max_bytes, r.max_bytes);
+  for (int k = 0; k < kModelClasses; ++k) {
+    const ClassModel &a = r.cls[k], &b = back.cls[k];
+    EXPECT_EQ(b.samples, a.samples);
+    EXPECT_NEAR(b.mape, a.mape, 1e-4);
+    for (int j = 0; j < kBaseFeatures; ++j) {
+      EXPECT_NEAR(b.lo[j], a.lo[j], 1e-8 * (1 + std::fabs(a.lo[j])));
+      EXPECT_NEAR(b.hi[j], a.hi[j], 1e-8 * (1 + std::fabs(a.hi[j])));
+    }
+    for (int j = 0; j < kFeatures; ++j)
+      EXPECT_NEAR(b.coef[j], a.coef[j], 1e-8 * (1 + std::fabs(a.coef[j])));
+  }
+  EXPECT_EQ(format_regression(back), text);
+  EXPECT_EQ(back.name(), "regression sm_90");
+}
+
+TEST(RegressionModel, MalformedFilesAreRejected) {
+  Rng rng(test_seed());
+  const std::string good = format_regression(some_regression(rng));
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  const std::string bad[] = {
+      "",
+      "placeholder: the real coefficients come from the H100 run\n" + good,
+      replaced("xpose-model 2", "xpose-model 1"),
+      replaced("arch sm_90", "arch hopper"),
+      replaced("features ideal", "features volume"),
+      replaced(" analytic\n", "\n"),
+      replaced("class packed ", "class packed-split "),  // packed-split twice, packed missing
+      replaced("class tiled", "class tilted"),
+      replaced(" coef ", " coef nan "),
+      replaced(" coef ", " coef 1 "),                    // one coefficient too many
+      replaced(" hi ", " hi 1 "),                        // a range number too many
+      replaced(" samples ", " samples 0 x"),             // no samples
+      replaced(" mape ", " mape x "),
+      replaced("bytes ", "bytes 0 "),
+      replaced("date ", "when "),
+      good.substr(0, good.rfind("class")),               // the last class missing
+  };
+  for (const std::string& text : bad) {
+    Regression r;
+    std::string why;
+    EXPECT_FALSE(parse_regression(text, &r, &why)) << text.substr(0, 400);
+    EXPECT_FALSE(why.empty());
+  }
+  // A set whose only file is rejected has no regression: the analytic model predicts, and
+  // status() says why.
+  ModelSet set;
+  set.add("test placeholder", "# xpose model\nplaceholder\n");
+  EXPECT_EQ(set.find(90), nullptr);
+  const std::string none = set.status(90, 1e8);
+  EXPECT_EQ(none.rfind("analytic", 0), 0u) << none;
+  EXPECT_NE(none.find("test placeholder rejected"), std::string::npos) << none;
+  set.add("first", good);
+  set.add("second", replaced("commit abc1234", "commit def5678"));
+  ASSERT_NE(set.find(90), nullptr);
+  EXPECT_EQ(set.find(90)->commit, "def5678");  // a later file replaces one of the same arch
+  EXPECT_EQ(set.find(80), nullptr);
+  EXPECT_EQ(set.status(90, 1e8).rfind("regression sm_90 (second", 0), 0u) << set.status(90, 1e8);
+  EXPECT_EQ(set.status(90, 1e3).rfind("analytic (the tensor is outside", 0), 0u);
+}
+
+// Features of random problems on a fake H100: finite base features, the analytic model's
+// inverse factors >= 1; without coefficients for the architecture the analytic model predicts.
+TEST(RegressionModel, FeaturesOfRandomProblems) {
+  const DeviceInfo dev = uncalibrated_gpu();
+  Rng rng(test_seed());
+  for (int iter = 0; iter < 200; ++iter) {
+    const int rank = 1 + static_cast<int>(rng.below(8));
+    std::vector<int64_t> ext(rank);
+    for (int64_t& e : ext) e = 1 + static_cast<int64_t>(rng.below(rank <= 2 ? 3000 : 60));
+    const Problem p = problem(ext, rng.permutation(rank), size_t{1} << rng.below(5));
+    for (const Choice& c : candidates(p, dev)) {
+      const CostTerms& t = c.terms;
+      SCOPED_TRACE(p.to_string() + ": " + summarize(p, c));
+      EXPECT_EQ(c.model, nullptr);
+      // The planner may nudge a variant's rank (the banded walk: +0.1 %), nothing more.
+      EXPECT_NEAR(c.predicted, t.analytic_s, 0.01 * t.analytic_s);
+      for (const double inv : {t.inv_eff_r, t.inv_eff_w, t.inv_mwp, t.inv_balance, t.inv_fill})
+        EXPECT_GE(inv, 1.0 - 1e-12);
+      EXPECT_GT(t.ideal_s, 0);
+      EXPECT_EQ(t.bytes, static_cast<double>(p.bytes()));
+      EXPECT_GT(t.span_r, 0);
+      EXPECT_GT(t.span_w, 0);
+      for (const double f : expand(base_features(c))) EXPECT_TRUE(std::isfinite(f));
+    }
+  }
+}
+
+// With coefficients for the device's architecture the regression predicts, within the sizes it
+// was calibrated on and never below the peak-bandwidth time; elsewhere the analytic model does.
+TEST(RegressionModel, RegressionReplacesAnalyticPredictions) {
+  const Problem p = problem({300, 200, 100}, {2, 0, 1}, 8);
+  const std::vector<Choice> choices = candidates(p, uncalibrated_gpu());
+  Regression r;
+  r.arch = "sm_90";
+  r.min_bytes = 1e6;
+  r.max_bytes = 1e9;
+  for (ClassModel& m : r.cls) {
+    m.lo.fill(-100);
+    m.hi.fill(100);
+    m.coef[0] = std::log(3.0);  // three times the ideal time
+  }
+  std::vector<Choice> same = choices;
+  apply_regression(&r, &same);
+  for (const Choice& c : same) {
+    EXPECT_EQ(c.model, &r);
+    EXPECT_NEAR(c.predicted, c.terms.launch_s + 3 * c.terms.ideal_s, 1e-15);
+  }
+  for (ClassModel& m : r.cls) m.coef[0] = -5;  // faster than peak: held at the peak time
+  apply_regression(&r, &same);
+  for (const Choice& c : same)
+    EXPECT_NEAR(c.predicted, c.terms.launch_s + 2 * c.terms.ideal_s, 1e-15);
+  r.max_bytes = 1e7;  // the tensor (48 MB) is outside: the analytic model stays
+  std::vector<Choice> outside = choices;
+  apply_regression(&r, &outside);
+  for (size_t i = 0; i < outside.size(); ++i) {
+    EXPECT_EQ(outside[i].model, nullptr);
+    EXPECT_EQ(outside[i].predicted, choices[i].predicted);
+  }
+}
+
+#endif  // XPOSE_HAVE_CUDA
+
+}  // namespace
