@@ -271,7 +271,7 @@ TEST(CpuBackend, CandidatesHeuristicAndMeasured) {
   const Problem p = problem({300, 200, 3}, {1, 0, 2}, 8);
   for (const auto planning : {XPOSE_PLAN_HEURISTIC, XPOSE_PLAN_MEASURE}) {
     std::vector<Candidate> cands;
-    ASSERT_EQ(cpu_candidates(p, options(2, planning), &cands), XPOSE_SUCCESS);
+    ASSERT_EQ(cpu_candidates(p, options(2, planning), false, &cands), XPOSE_SUCCESS);
     ASSERT_GE(cands.size(), 2u);
     int chosen = 0;
     for (const auto& c : cands) {

@@ -34,10 +34,12 @@ void resolve_backend(Settings* s) {
 }
 
 bool parse_single_case(const std::string& command, const std::vector<std::string>& argv,
-                       const char* help, Case* c, Settings* s) {
+                       const char* help, Case* c, Settings* s,
+                       const std::set<std::string>& own_switches, std::set<std::string>* given) {
   std::set<std::string> flags = kSettingFlags;
   flags.insert({"--extents", "--perm"});
-  const ParsedArgs args = parse_args(command, argv, flags, kSettingSwitches);
+  const ParsedArgs args = parse_args(command, argv, flags, with_settings(own_switches));
+  if (given) *given = args.switches;
   if (args.has("--help")) {
     std::printf("%s%s", help, settings_help());
     return false;

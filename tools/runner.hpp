@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,12 @@ using PlanHandle = std::unique_ptr<xpose_plan_s, PlanDeleter>;
 void resolve_backend(Settings* s);
 
 // The request of a single-case command (`run`, `explain`): --extents, --perm and the settings,
-// with the backend resolved. Prints `help` and the settings' help and returns false for --help.
+// with the backend resolved, plus the command's own switches (those given land in `given`).
+// Prints `help` and the settings' help and returns false for --help.
 bool parse_single_case(const std::string& command, const std::vector<std::string>& argv,
-                       const char* help, Case* c, Settings* s);
+                       const char* help, Case* c, Settings* s,
+                       const std::set<std::string>& own_switches = {},
+                       std::set<std::string>* given = nullptr);
 
 // A plan made by the planner itself, bypassing the plan cache (so every call plans afresh);
 // `us` gets the creation time. The handle is a real xpose_plan_t.

@@ -30,7 +30,8 @@ using BackendPlanPtr = std::shared_ptr<const BackendPlan>;
 struct Candidate {
   std::string description;         // schema and parameters, as BackendPlan::describe() says
   double predicted_seconds = -1;   // the planner's cost model; -1 when it has none
-  double measured_seconds = -1;    // filled by measure planning only
+  double measured_seconds = -1;    // filled by measure planning (or explain's --measure-all)
+  std::string model;               // which cost model predicted: "analytic", "regression sm_90"
   bool chosen = false;
 };
 
@@ -42,7 +43,8 @@ struct Candidate {
 // CPU backend (src/cpu).
 xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
                              const std::string& schema, BackendPlanPtr* plan);
-xpose_status_t cpu_candidates(const Problem& p, const xpose_options_t& options,
+// `measure_all`: every candidate timed, whatever the planning mode (`xpose explain`).
+xpose_status_t cpu_candidates(const Problem& p, const xpose_options_t& options, bool measure_all,
                               std::vector<Candidate>* candidates);
 
 // CUDA backend (src/cuda, or src/core/cuda_absent.cpp in a build without CUDA).
@@ -53,7 +55,7 @@ xpose_status_t cuda_resolve_device(int requested, int* device);
 xpose_status_t cuda_make_plan(const Problem& p, const xpose_options_t& options,
                               const std::string& schema, BackendPlanPtr* plan);
 xpose_status_t cuda_candidates(const Problem& p, const xpose_options_t& options,
-                               std::vector<Candidate>* candidates);
+                               bool measure_all, std::vector<Candidate>* candidates);
 
 // In-place transposition (issue 5; src/core/inplace.cpp classifies, src/inplace executes).
 // Every supported request is, after normalization, one swap of two equal dimensions: element

@@ -21,7 +21,8 @@ xpose_status_t cuda_make_plan(const Problem&, const xpose_options_t&, const std:
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoCuda);
 }
 
-xpose_status_t cuda_candidates(const Problem&, const xpose_options_t&, std::vector<Candidate>*) {
+xpose_status_t cuda_candidates(const Problem&, const xpose_options_t&, bool,
+                               std::vector<Candidate>*) {
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoCuda);
 }
 

@@ -149,14 +149,14 @@ xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size
 }
 
 xpose_status_t plan_candidates(int rank, const int64_t* extents, const int* perm,
-                               size_t elem_size, const xpose_options_t* options, Plan* plan,
-                               std::vector<Candidate>* candidates) {
+                               size_t elem_size, const xpose_options_t* options, bool measure_all,
+                               Plan* plan, std::vector<Candidate>* candidates) {
   XPOSE_TRY(resolve_request(rank, extents, perm, elem_size, options, plan));
   candidates->clear();
   if (plan->problem.volume == 0) return XPOSE_SUCCESS;
   return plan->options.backend == XPOSE_BACKEND_CUDA
-             ? cuda_candidates(plan->problem, plan->options, candidates)
-             : cpu_candidates(plan->problem, plan->options, candidates);
+             ? cuda_candidates(plan->problem, plan->options, measure_all, candidates)
+             : cpu_candidates(plan->problem, plan->options, measure_all, candidates);
 }
 
 size_t plan_cache_size() { return cache().size(); }

@@ -26,10 +26,11 @@ xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size
                          const xpose_options_t* options, const char* schema, bool use_cache,
                          Plan* out);
 
-// The candidates the chosen backend's planner considers for this request (`xpose explain`).
+// The candidates the chosen backend's planner considers for this request (`xpose explain`);
+// `measure_all` times every one of them.
 xpose_status_t plan_candidates(int rank, const int64_t* extents, const int* perm,
-                               size_t elem_size, const xpose_options_t* options, Plan* plan,
-                               std::vector<Candidate>* candidates);
+                               size_t elem_size, const xpose_options_t* options, bool measure_all,
+                               Plan* plan, std::vector<Candidate>* candidates);
 
 // Resolves options->backend: AUTO becomes CUDA when a device is usable (decided once per
 // process), else the CPU; CUDA without a usable device is XPOSE_ERROR_UNSUPPORTED with the reason;

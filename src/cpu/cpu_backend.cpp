@@ -169,9 +169,11 @@ struct Considered {
   Candidate info;
 };
 
-// Every applicable candidate, predicted; measured (top few by prediction) in measure mode;
-// `chosen` marks the pick. Returns the index of the pick.
-int consider(const Problem& p, const xpose_options_t& o, std::vector<Considered>* all) {
+// Every applicable candidate, predicted; measured (top few by prediction) in measure mode, all
+// of them with `measure_all`; `chosen` marks the pick (by measurement in measure mode only).
+// Returns the index of the pick.
+int consider(const Problem& p, const xpose_options_t& o, bool measure_all,
+             std::vector<Considered>* all) {
   Spec specs[8];
   const int n = candidate_specs(p, specs);
   const int threads = resolve_threads(o.num_threads);
@@ -181,18 +183,23 @@ int consider(const Problem& p, const xpose_options_t& o, std::vector<Considered>
     if (!build(p, specs[i], threads, &c.built, &why)) continue;
     c.info.description = c.built.plan->describe();
     c.info.predicted_seconds = c.built.predicted;
+    c.info.model = "bandwidth (CPU)";
     all->push_back(std::move(c));
   }
   std::stable_sort(all->begin(), all->end(), [](const Considered& a, const Considered& b) {
     return a.built.predicted < b.built.predicted;
   });
   int pick = 0;
-  if (o.planning == XPOSE_PLAN_MEASURE && all->size() > 1) {
+  const bool measure = o.planning == XPOSE_PLAN_MEASURE && all->size() > 1;
+  if (measure || measure_all) {
     const Scratch scratch(p.bytes());
-    const int top = std::min<int>(kTuning.measure_top, static_cast<int>(all->size()));
+    const int n = static_cast<int>(all->size());
+    const int top = measure_all ? n : std::min(kTuning.measure_top, n);
     for (int i = 0; scratch.ok() && i < top; ++i) {
       (*all)[i].info.measured_seconds = time_plan(*(*all)[i].built.plan, scratch);
-      if ((*all)[i].info.measured_seconds < (*all)[pick].info.measured_seconds) pick = i;
+      if (measure && i < kTuning.measure_top &&
+          (*all)[i].info.measured_seconds < (*all)[pick].info.measured_seconds)
+        pick = i;
     }
   }
   (*all)[pick].info.chosen = true;
@@ -230,16 +237,16 @@ xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
     return XPOSE_SUCCESS;
   }
   std::vector<Considered> all;
-  const int pick = consider(p, options, &all);
+  const int pick = consider(p, options, false, &all);
   if (all.empty()) return fail(XPOSE_ERROR_INTERNAL, "no CPU schema applies to " + p.to_string());
   *plan = std::move(all[pick].built.plan);
   return XPOSE_SUCCESS;
 }
 
-xpose_status_t cpu_candidates(const Problem& p, const xpose_options_t& options,
+xpose_status_t cpu_candidates(const Problem& p, const xpose_options_t& options, bool measure_all,
                               std::vector<Candidate>* candidates) {
   std::vector<Considered> all;
-  consider(p, options, &all);
+  consider(p, options, measure_all, &all);
   for (auto& c : all) candidates->push_back(std::move(c.info));
   return XPOSE_SUCCESS;
 }

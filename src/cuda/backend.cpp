@@ -14,6 +14,7 @@
 #include "core/backend.hpp"
 #include "core/status.hpp"
 #include "cuda/planner.hpp"
+#include "cuda/probe.hpp"
 #include "cuda/runtime.hpp"
 
 namespace xpose::detail {
@@ -73,8 +74,11 @@ class CudaPlan final : public BackendPlan {
   std::string describe() const override {
     const View& v0 = views_.front();
     std::string s = v0.summary + "\n";
+    const DeviceInfo* dev = device_info(device_, nullptr);
+    const double bytes = static_cast<double>(v0.problem.bytes());
     s += "predicted " + std::to_string(v0.spec.choice.predicted * 1e6) + " us on device " +
-         std::to_string(device_) + "\n";
+         std::to_string(device_) + " by " + process_models().status(dev ? dev->arch : 0, bytes) +
+         "\n";
     for (const View& v : views_)
       s += "pointers aligned to " + std::to_string(v.align) + " B: " + v.summary + " on " +
            v.problem.to_string() + "\n";
@@ -136,7 +140,23 @@ std::string why_not(const Problem& p, const SchemaRequest& req) {
          " elements and " + std::to_string(kMaxTileSmemBytes) + " bytes of shared memory";
 }
 
-// Plans one view: the model's best allowed choice (or, with `measured`, the fastest of the
+// Median seconds of the first `n` of `choices` on scratch buffers (time_runs).
+xpose_status_t time_choices(const Problem& q, const DeviceInfo& dev,
+                            const std::vector<Choice>& choices, size_t n, int reps,
+                            std::vector<double>* secs) {
+  std::vector<View> trial(n);
+  std::vector<TimedRun> runs;
+  for (size_t i = 0; i < n; ++i) {
+    trial[i].problem = q;
+    build_spec(q, choices[i], &trial[i].spec);
+    runs.push_back([&trial, i](const void* in, void* out, void* stream) {
+      return launch_view(trial[i], in, out, stream);
+    });
+  }
+  return time_runs(dev.ordinal, q.bytes(), runs, reps, secs);
+}
+
+// Plans one view: the model's best allowed choice (or, with `measure`, the fastest of the
 // model's best few on scratch buffers). Returns false when nothing is allowed.
 xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
                          const SchemaRequest* req, bool measure, View* v, bool* found,
@@ -148,17 +168,8 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
   size_t best = 0;
   std::vector<double> secs;
   if (measure && choices.size() > 1) {
-    const size_t n = std::min<size_t>(kMeasureTop, choices.size());
-    std::vector<View> trial(n);
-    std::vector<TimedRun> runs;
-    for (size_t i = 0; i < n; ++i) {
-      trial[i].problem = q;
-      build_spec(q, choices[i], &trial[i].spec);
-      runs.push_back([&trial, i](const void* in, void* out, void* stream) {
-        return launch_view(trial[i], in, out, stream);
-      });
-    }
-    XPOSE_TRY(time_runs(dev.ordinal, q.bytes(), runs, kMeasureReps, &secs));
+    XPOSE_TRY(time_choices(q, dev, choices, std::min<size_t>(kMeasureTop, choices.size()),
+                           kMeasureReps, &secs));
     const size_t fastest =
         static_cast<size_t>(std::min_element(secs.begin(), secs.end()) - secs.begin());
     if (secs[fastest] < secs[0] * (1.0 - kMeasureMargin)) best = fastest;
@@ -179,17 +190,26 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
 }
 
 struct Planned {
+  const DeviceInfo* dev = nullptr;
   std::vector<View> views;
   std::vector<Choice> choices;   // of the first view, chosen first
   std::vector<double> measured;  // for the first choices, when measured
   Problem first;
 };
 
+xpose_status_t find_device(int ordinal, const DeviceInfo** dev) {
+  std::string why;
+  *dev = device_info(ordinal, &why);
+  return *dev ? XPOSE_SUCCESS
+              : fail(XPOSE_ERROR_DEVICE, "CUDA device " + std::to_string(ordinal) + ": " + why);
+}
+
 xpose_status_t plan_all(const Problem& p, const xpose_options_t& o, const std::string& schema,
                         Planned* out) {
+  const DeviceInfo* dev = nullptr;
+  XPOSE_TRY(find_device(o.device, &dev));
+  out->dev = dev;
   std::string why;
-  const DeviceInfo* dev = device_info(o.device, &why);
-  if (!dev) return fail(XPOSE_ERROR_DEVICE, "CUDA device " + std::to_string(o.device) + ": " + why);
   SchemaRequest req;
   if (!schema.empty() && !parse_schema(schema, &req, &why))
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, why);
@@ -247,19 +267,40 @@ xpose_status_t cuda_make_plan(const Problem& p, const xpose_options_t& options,
 }
 
 xpose_status_t cuda_candidates(const Problem& p, const xpose_options_t& options,
-                               std::vector<Candidate>* candidates) {
+                               bool measure_all, std::vector<Candidate>* candidates) {
   Planned planned;
   XPOSE_TRY(plan_all(p, options, "", &planned));
+  // After planning, so that the choice is the planner's own (measured anew when measure planning
+  // timed its best few).
+  if (measure_all)
+    XPOSE_TRY(time_choices(planned.first, *planned.dev, planned.choices, planned.choices.size(),
+                           kMeasureReps, &planned.measured));
   candidates->clear();
   for (size_t i = 0; i < planned.choices.size(); ++i) {
     Candidate c;
-    c.description = summarize(planned.first, planned.choices[i]);
-    c.predicted_seconds = planned.choices[i].predicted;
+    const Choice& ch = planned.choices[i];
+    c.description = summarize(planned.first, ch);
+    c.predicted_seconds = ch.predicted;
+    c.model = ch.model ? ch.model->name() : "analytic";
     if (i < planned.measured.size()) c.measured_seconds = planned.measured[i];
     c.chosen = i == 0;
     candidates->push_back(std::move(c));
   }
   return XPOSE_SUCCESS;
+}
+
+xpose_status_t cuda_probe(const Problem& p, int device, Probe* out) {
+  XPOSE_TRY(find_device(device, &out->dev));
+  size_t align = 0;
+  if (!fused_view(p, &out->view, &align)) out->view = p;
+  enumerate_choices(out->view, *out->dev, nullptr, &out->choices);
+  return XPOSE_SUCCESS;
+}
+
+xpose_status_t cuda_time_choices(const DeviceInfo& dev, const Problem& view,
+                                 const std::vector<Choice>& choices, int reps,
+                                 std::vector<double>* seconds) {
+  return time_choices(view, dev, choices, choices.size(), reps, seconds);
 }
 
 }  // namespace xpose::detail
