@@ -11,5 +11,6 @@ int bench_command(const std::vector<std::string>& args);
 int explain_command(const std::vector<std::string>& args);
 int inplace_command(const std::vector<std::string>& args);        // cmd_inplace.cpp
 int bench_inplace_command(const std::vector<std::string>& args);  // cmd_inplace.cpp
+int calibrate_command(const std::vector<std::string>& args);      // CUDA builds only
 
 }  // namespace xpose_tool

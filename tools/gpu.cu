@@ -67,6 +67,16 @@ std::string device_name() {
          ", " + std::to_string(p.totalGlobalMem >> 30) + " GiB)";
 }
 
+int arch() {
+  int dev = 0, major = 0, minor = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
+        "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev),
+        "cudaDeviceGetAttribute");
+  return 10 * major + minor;
+}
+
 void* alloc(size_t bytes) {
   void* p = nullptr;
   check(cudaMalloc(&p, bytes == 0 ? 1 : bytes), "cudaMalloc");

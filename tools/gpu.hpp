@@ -14,6 +14,8 @@ namespace xpose_tool::gpu {
 bool usable(std::string* why);
 // "NVIDIA H100 80GB HBM3 (sm_90, 79 GiB)".
 std::string device_name();
+// The current device's compute capability, 10 x major + minor (90 on an H100).
+int arch();
 
 void* alloc(size_t bytes);  // throws ToolError when the device is out of memory
 void release(void* ptr);

@@ -15,6 +15,7 @@ bool usable(std::string* why) {
   return false;
 }
 std::string device_name() { absent(); }
+int arch() { absent(); }
 void* alloc(size_t) { absent(); }
 void release(void* ptr) {
   if (ptr) absent();

@@ -21,6 +21,7 @@ const char* kUsage =
     "  explain  show the normalized problem, the planner's candidates and its choice\n"
     "  inplace  time and check one in-place square transposition on the GPU\n"
     "  bench-inplace  sweep in-place schemes over n and band widths (docs/perf/inplace-h100.md)\n"
+    "  calibrate      fit the CUDA planner's regression model on this GPU (docs/model.md)\n"
     "\n"
     "Extents are column-major (extents[0] is stride-1) unless --layout row; output dimension\n"
     "i is input dimension perm[i]. `xpose <command> --help` lists a command's options.\n"
@@ -32,6 +33,12 @@ int dispatch(const std::string& command, const std::vector<std::string>& rest) {
   if (command == "explain") return xpose_tool::explain_command(rest);
   if (command == "inplace") return xpose_tool::inplace_command(rest);
   if (command == "bench-inplace") return xpose_tool::bench_inplace_command(rest);
+#ifdef XPOSE_HAVE_CUDA
+  if (command == "calibrate") return xpose_tool::calibrate_command(rest);
+#else
+  if (command == "calibrate")
+    throw xpose_tool::ToolError("calibrate: this xpose was built without the CUDA backend");
+#endif
   if (command == "-h" || command == "--help" || command == "help") {
     std::fputs(kUsage, stdout);
     return 0;

@@ -1,0 +1,133 @@
+#include "dataset.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace xpose_tool {
+
+const char* shape_name(Shape s) {
+  switch (s) {
+    case Shape::Equal: return "equal";
+    case Shape::Increasing: return "increasing";
+    case Shape::Decreasing: return "decreasing";
+    case Shape::Peaked: return "peaked";
+    case Shape::Valley: return "valley";
+  }
+  return "?";
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ull;
+  return h;
+}
+
+std::vector<int64_t> shaped_extents(int rank, Shape shape, int64_t volume, double jitter,
+                                    uint64_t seed) {
+  // Neighbouring extents differ by a factor 1.6 along the shape: TTLG's shapes go from a few to
+  // a few hundred at rank 6, where the planner's small-extent cases live.
+  constexpr double kStep = 1.6;
+  Random rng(seed);
+  std::vector<double> w(rank);
+  double log_product = 0;
+  for (int k = 0; k < rank; ++k) {
+    const double edge = std::min(k, rank - 1 - k);  // distance to the nearer end
+    const double exponent = shape == Shape::Increasing   ? k
+                            : shape == Shape::Decreasing ? rank - 1 - k
+                            : shape == Shape::Peaked     ? edge
+                            : shape == Shape::Valley     ? (rank - 1) / 2.0 - edge
+                                                         : 0.0;
+    w[k] = std::pow(kStep, exponent) * (1.0 + jitter * (2.0 * rng.unit() - 1.0));
+    log_product += std::log(w[k]);
+  }
+  const double scale = std::exp((std::log(static_cast<double>(volume)) - log_product) / rank);
+  std::vector<int64_t> e(rank);
+  double product = 1;
+  for (int k = 0; k < rank; ++k) {
+    e[k] = std::max<int64_t>(2, std::llround(scale * w[k]));
+    product *= static_cast<double>(e[k]);
+  }
+  // Rounding may overshoot the volume: trim the largest extent until it fits.
+  while (product > static_cast<double>(volume)) {
+    const auto big = std::max_element(e.begin(), e.end());
+    if (*big <= 2) break;
+    product = product / static_cast<double>(*big) * static_cast<double>(*big - 1);
+    --*big;
+  }
+  return e;
+}
+
+namespace {
+
+// Every permutation of 0..rank-1 (lexicographic order) for ranks up to 4, else an even sample of
+// 24 of them (every k-th).
+std::vector<std::vector<int>> dataset_perms(int rank) {
+  std::vector<int> p(rank);
+  std::iota(p.begin(), p.end(), 0);
+  std::vector<std::vector<int>> all;
+  do all.push_back(p);
+  while (std::next_permutation(p.begin(), p.end()));
+  if (rank <= 4) return all;
+  std::vector<std::vector<int>> sample;
+  for (size_t i = 0; i < all.size(); i += all.size() / 24) sample.push_back(all[i]);
+  return sample;
+}
+
+CalibrationCase make_case(int rank, const std::vector<int>& perm, Shape shape, size_t elem,
+                          const char* tag, double lo, double hi) {
+  CalibrationCase cc;
+  char digits[16] = {};
+  for (int k = 0; k < rank; ++k) digits[k] = static_cast<char>('0' + perm[k]);
+  // snprintf rather than operator+: GCC 12 warns falsely (-Wrestrict) on "literal" + string.
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "r%d-p%s-%s-%zuB-%s", rank, digits, shape_name(shape), elem,
+                tag);
+  const std::string name = buf;
+  const uint64_t h = fnv1a(name);
+  // Log-uniform in [lo, hi] (log bytes); odd extents (jitter) for half the cases.
+  const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
+  const auto bytes = static_cast<int64_t>(std::exp(lo + u * (hi - lo)));
+  const int64_t volume = std::max<int64_t>(bytes / static_cast<int64_t>(elem), 1);
+  cc.c = Case{"calibrate", name, shaped_extents(rank, shape, volume, (h & 1) ? 0.15 : 0.0, h),
+              perm};
+  cc.elem = elem;
+  cc.shape = shape;
+  cc.fold = static_cast<int>(fnv1a(name + "/fold") % 5);
+  return cc;
+}
+
+}  // namespace
+
+std::vector<CalibrationCase> calibration_cases(int64_t min_bytes, int64_t max_bytes) {
+  const double lo = std::log(static_cast<double>(min_bytes));
+  const double hi = std::log(static_cast<double>(std::max(max_bytes, min_bytes)));
+  const double mid = 0.5 * (lo + hi);
+  constexpr Shape kShapes[] = {Shape::Equal, Shape::Increasing, Shape::Decreasing, Shape::Peaked,
+                               Shape::Valley};
+  // 4- and 8-byte elements in both halves of the size range for every (permutation, shape);
+  // 1, 2 and 16 bytes in turn for one in four, anywhere in the range.
+  constexpr size_t kOddSizes[] = {1, 2, 16};
+  std::vector<CalibrationCase> out;
+  size_t combo = 0;
+  for (int rank = 3; rank <= 6; ++rank)
+    for (const std::vector<int>& perm : dataset_perms(rank))
+      for (const Shape shape : kShapes) {
+        for (const size_t elem : {size_t{4}, size_t{8}}) {
+          out.push_back(make_case(rank, perm, shape, elem, "a", lo, mid));
+          out.push_back(make_case(rank, perm, shape, elem, "b", mid, hi));
+        }
+        if (combo++ % 4 == 0)
+          out.push_back(make_case(rank, perm, shape, kOddSizes[combo / 4 % 3], "c", lo, hi));
+      }
+  std::vector<std::pair<uint64_t, size_t>> order(out.size());
+  for (size_t i = 0; i < out.size(); ++i) order[i] = {fnv1a(out[i].c.name + "/order"), i};
+  std::sort(order.begin(), order.end());
+  std::vector<CalibrationCase> shuffled;
+  shuffled.reserve(out.size());
+  for (const auto& [key, i] : order) shuffled.push_back(std::move(out[i]));
+  return shuffled;
+}
+
+}  // namespace xpose_tool

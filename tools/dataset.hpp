@@ -1,0 +1,38 @@
+// TTLG's dataset for `xpose calibrate` (ranks 3-6; every permutation of ranks 3 and 4, an even
+// sample of ranks 5 and 6; extents equal, increasing, decreasing, peaked or valley; volumes
+// log-uniform between two sizes), and the shaped extents `xpose bench-single` uses too.
+// Deterministic: the same list on every machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace xpose_tool {
+
+enum class Shape { Equal, Increasing, Decreasing, Peaked, Valley };
+const char* shape_name(Shape s);
+
+// `rank` extents shaped as `shape` (largest/smallest up to ~10 at rank 6), each >= 2, whose
+// product is about `volume` and never above it; `jitter` in [0, 1) moves each extent by up to
+// that fraction (a seeded draw), so that extents are odd as often as not.
+std::vector<int64_t> shaped_extents(int rank, Shape shape, int64_t volume, double jitter,
+                                    uint64_t seed);
+
+struct CalibrationCase {
+  Case c;              // name: "r4-p3102-valley-8B-a" style, unique
+  size_t elem = 8;
+  Shape shape = Shape::Equal;
+  int fold = 0;        // 0..4 by a hash of the name: fold 0 is held out of the fit
+};
+
+// The dataset, in a seeded shuffled order (any prefix is an even sample of the whole), with
+// tensor sizes between min_bytes and max_bytes.
+std::vector<CalibrationCase> calibration_cases(int64_t min_bytes, int64_t max_bytes);
+
+// FNV-1a: folds and seeds that do not depend on the standard library.
+uint64_t fnv1a(const std::string& s);
+
+}  // namespace xpose_tool
