@@ -23,6 +23,8 @@ inline constexpr int kMaxTileVolume = kElemsPerThread * kMaxTileThreads;
 // pipeline depth; over 48 KB: opt-in, set once per device for every instantiation).
 inline constexpr int kMaxTileSmemBytes = 40 * 1024;
 inline constexpr int kMaxTileStages = 4;
+// Static shared memory of the tile kernel besides its buffers (the decoded next tiles).
+inline constexpr int kTileStaticSmemBytes = 64;
 // Sentinel coordinates of a thread slot past the tile volume: never valid.
 inline constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
 
@@ -55,6 +57,18 @@ struct TiledParams {
   int32_t stages = 2;       // buffers (cp.async pipeline depth, 2..kMaxTileStages) for >= 4 B
   int32_t slot_tile[2] = {1, 1};
   int64_t num_tiles = 0;
+  // V1BF walk order (Gorawski & Lorek's banded full-matrix scheme), band_w.d > 1 when on: the
+  // tiles of the first two grid dims (G0 x G1, G0 fastest) are taken in bands of band_w.d
+  // columns of G0, row by row within a band; the last band is band_last.d wide. The blocks in
+  // flight then touch a few rows of one tensor and a few columns of the other, not a whole row.
+  // 32-bit (the planner bands only grids of fewer than 2^31 tiles): the decode is in the
+  // per-tile path of every thread.
+  FastDiv32 band_plane;  // G0 * G1
+  FastDiv32 band_span;   // band_w.d * G1: tiles of one full band
+  FastDiv32 band_w;
+  FastDiv32 band_last;
+  uint32_t band_last_start = 0;  // first position of the last band
+  uint32_t band_g0 = 0;          // G0
   TileDim in[kMaxTileDims];
   TileDim out[kMaxTileDims];
   GridDim grid[kMaxGridDims];
@@ -77,6 +91,16 @@ struct RowParams {
   int32_t n_dims = 0;        // row dimensions (input dims 1..rank-1 that have extent > 1)
   RowDim dim[kMaxGridDims];
 };
+
+// The tile that the V1BF order puts at position t (bands on: band_w.d > 1, t < 2^31): band
+// t / span, then row y and column x within the band (the last band is band_last.d wide).
+XPOSE_HD uint32_t banded_tile(const TiledParams& p, uint32_t t) {
+  const uint32_t hi = p.band_plane.div(t), lo = t - hi * p.band_plane.d;
+  const uint32_t band = p.band_span.div(lo), k = lo - band * p.band_span.d;
+  const FastDiv32& width = lo >= p.band_last_start ? p.band_last : p.band_w;
+  const uint32_t y = width.div(k), x = k - y * width.d;
+  return hi * p.band_plane.d + band * p.band_w.d + x + y * p.band_g0;
+}
 
 static_assert(sizeof(TiledParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(RowParams) < 4000, "kernel parameters must stay under 4 KB");

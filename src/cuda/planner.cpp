@@ -39,6 +39,11 @@ struct Tuning {
   // cp.async buffers of the tile kernel (elements >= 4 B). Run 6 (docs/perf/cuda-h100.md):
   // 3 and 4 buffers ran slower than 2 (TTLG 17 median 0.82 against 0.87), so 2.
   int stages = 2;
+  // V1BF banded tile walk, offered to measure planning from this size on with this band width
+  // (tiles; the paper's w = 8). On the H100 banded and plain walks ran alike (0.89 of copy on
+  // 2 GB rank-2 tensors, docs/perf/cuda-h100.md run 8), so the heuristic never bands.
+  int64_t band_min_bytes = int64_t{1} << 30;
+  int band_width = 8;
 };
 constexpr Tuning kTune{};
 
@@ -177,7 +182,7 @@ int tiled_regs(const DeviceInfo& dev, int log2e) {
 int tiled_resident(const DeviceInfo& dev, int log2e, int threads, int64_t smem) {
   const int regs = (tiled_regs(dev, log2e) + 7) / 8 * 8;
   int r = std::min(dev.regs_per_sm / (regs * threads), dev.max_threads_per_sm / threads);
-  r = std::min<int64_t>(r, dev.smem_per_sm / (smem + 1024));
+  r = std::min<int64_t>(r, dev.smem_per_sm / (smem + 1024 + kTileStaticSmemBytes));
   return std::clamp(r, 1, 32);
 }
 
@@ -378,6 +383,7 @@ void tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest
       ch.in_run = T.in_run, ch.out_run = T.out_run;
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
       cost_tiled(g, dev, T, req ? req->stages : 0, &ch);
+      if (req) ch.band = req->band;
       out->push_back(ch);
     }
   }
@@ -424,6 +430,15 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   apply_regression(process_models().find(dev.arch), out);
   std::stable_sort(out->begin(), out->end(),
                    [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
+  // Very large tensors: the best tiled choice walked in V1BF bands too, ranked just behind it
+  // (the model has no TLB term), so that measure planning weighs the two orders.
+  if (!out->empty() && out->front().schema != Schema::Rows && out->front().band == 0 &&
+      p.bytes() >= kTune.band_min_bytes && !(req && req->band > 0)) {
+    Choice b = out->front();
+    b.band = kTune.band_width;
+    b.predicted *= 1.001;
+    out->insert(out->begin() + 1, b);
+  }
 }
 
 namespace {
@@ -513,6 +528,19 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     gd.tile = static_cast<int32_t>(T.t[k]);
     gd.slot = slot[k];
   }
+  if (c.band > 1 && tp.n_grid >= 2 && tp.grid[0].count.d > static_cast<uint64_t>(c.band) &&
+      tp.num_tiles < INT32_MAX) {
+    const auto g0 = static_cast<uint32_t>(tp.grid[0].count.d);
+    const auto g1 = static_cast<uint32_t>(tp.grid[1].count.d);
+    const auto w = static_cast<uint32_t>(c.band);
+    const uint32_t last = g0 - (g0 - 1) / w * w;
+    tp.band_plane = FastDiv32::make(g0 * g1);
+    tp.band_span = FastDiv32::make(w * g1);
+    tp.band_w = FastDiv32::make(w);
+    tp.band_last = FastDiv32::make(last);
+    tp.band_last_start = (g0 - last) * g1;
+    tp.band_g0 = g0;
+  }
   tp.buffer_elems = static_cast<int32_t>(buffer_bytes(T.smem_elems, g.esize) / g.esize);
   tp.stages = std::max(c.stages, g.esize >= 4 ? 2 : 1);
   spec->smem_bytes = static_cast<unsigned>(tp.buffer_elems * g.esize * tp.stages);
@@ -544,6 +572,7 @@ std::string summarize(const Problem& p, const Choice& c) {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +
          " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads) +
          " S=" + std::to_string(c.stages);
+    if (c.band > 0) s += " band=" + std::to_string(c.band);
   }
   s += " grid=" + std::to_string(c.grid) + " " + std::to_string(p.elem_size) + "B";
   return s;
@@ -574,7 +603,7 @@ bool parse_schema(const std::string& text, SchemaRequest* req, std::string* why)
     *why = "unknown CUDA schema '" + name + "'; valid names: copy, rows (tiledcopy, "
            "fvi-match-large), fvi-small (fvi-match-small), tiled (orthogonal-distinct), packed, "
            "packed-split, orthogonal-arbitrary; parameters for the tiled kernels: "
-           "name:threads=N,in=N,out=N,stages=N";
+           "name:threads=N,in=N,out=N,stages=N,band=N";
     return false;
   }
   size_t pos = colon == std::string::npos ? text.size() : colon + 1;
@@ -611,8 +640,10 @@ bool parse_schema(const std::string& text, SchemaRequest* req, std::string* why)
         return false;
       }
       req->stages = static_cast<int>(v);
+    } else if (key == "band") {
+      req->band = static_cast<int>(v);
     } else {
-      *why = "schema '" + text + "': unknown parameter '" + key + "' (threads, in, out, stages)";
+      *why = "schema '" + text + "': unknown parameter '" + key + "' (threads, in, out, stages, band)";
       return false;
     }
   }

@@ -32,6 +32,7 @@ struct SchemaRequest {
   int64_t in_run = 0;     // tiled kernels: target input run (elements); 0 = planner's targets
   int64_t out_run = 0;    // tiled kernels: target output run (elements)
   int stages = 0;         // tiled kernels, elements >= 4 B: cp.async buffers; 0 = planner's
+  int band = 0;           // tiled kernels: V1BF band width in tiles (params.hpp); 0 = off
   std::string text;       // as given
 };
 // Parses `text` (non-empty); on failure returns false and sets `why`.
@@ -46,6 +47,7 @@ struct Choice {
   int64_t ta = 1, tc = 1;
   int threads = 0;
   int stages = 1;  // shared-memory buffers (cp.async pipeline depth for elements >= 4 bytes)
+  int band = 0;    // V1BF band width (tiles) of the tile walk; 0: plain order (params.hpp)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
   unsigned grid = 0;

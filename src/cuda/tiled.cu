@@ -65,6 +65,7 @@ __device__ __forceinline__ TileBase decode_tile(const TiledParams& p, int64_t ti
   b.lim0 = static_cast<uint32_t>(p.slot_tile[0]);
   b.lim1 = static_cast<uint32_t>(p.slot_tile[1]);
   uint64_t rest = static_cast<uint64_t>(tile);
+  if (p.band_w.d > 1) rest = banded_tile(p, static_cast<uint32_t>(rest));
   for (int k = 0; k < p.n_grid; ++k) {
     const GridDim& g = p.grid[k];
     const uint64_t q = g.count.div(rest);
@@ -134,11 +135,16 @@ __device__ __forceinline__ void wait_groups() {
 // tiles are in flight while this tile is written out, without registers to hold them. Every
 // iteration commits one group (empty past the last tile), so waiting for all but the newest
 // S-1 groups always means "this tile's loads are done". Only the pending tiles' output bases
-// and limits stay in registers (rotated, never indexed at run time).
+// and limits stay in registers (rotated, never indexed at run time). The tile index is decoded
+// (a 64-bit division per grid dimension) by one thread, one iteration ahead, and handed to
+// the others through shared memory across the iteration's barriers: decoded by every thread,
+// it sat between the barrier and the next loads, ~40 instructions per thread and dimension.
 template <int S, class T, class Off>
 __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* in, T* out,
                                                 T* tile, int buf_elems, const Positions<Off>& rd,
                                                 const Positions<Off>& wr) {
+  __shared__ TileBase next[2];  // the tile `ahead` of the iteration of that parity
+  static_assert(sizeof(next) <= kTileStaticSmemBytes, "the planner counts this shared memory");
   int64_t t = blockIdx.x;
   if (t >= p.num_tiles) return;
   TileBase b[S - 1];
@@ -152,17 +158,22 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
       asm volatile("cp.async.commit_group;\n" ::);
     }
   }
+  const int64_t step = gridDim.x;
+  if (threadIdx.x == 0 && t + (S - 1) * step < p.num_tiles)
+    next[0] = decode_tile(p, t + (S - 1) * step);
+  __syncthreads();
   int buf = 0;  // buffer of tile t
-  for (; t < p.num_tiles; t += gridDim.x) {
-    const int64_t ahead = t + static_cast<int64_t>(S - 1) * gridDim.x;
+  for (int parity = 0; t < p.num_tiles; t += step, parity ^= 1) {
+    const int64_t ahead = t + (S - 1) * step;
     const int ahead_buf = buf == 0 ? S - 1 : buf - 1;  // the buffer written out last iteration
     TileBase nb;
     if (ahead < p.num_tiles) {
-      nb = decode_tile(p, ahead);
+      nb = next[parity];
       issue_tile_loads(in, tile + ahead_buf * buf_elems, nb, rd);
     } else {
       asm volatile("cp.async.commit_group;\n" ::);
     }
+    if (threadIdx.x == 0 && ahead + step < p.num_tiles) next[parity ^ 1] = decode_tile(p, ahead + step);
     wait_groups<S - 1>();
     __syncthreads();
     const T* cur = tile + buf * buf_elems;

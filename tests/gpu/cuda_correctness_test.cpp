@@ -102,13 +102,15 @@ TEST(CudaCorrectness, ForcedSchemas) {
       {{3001}, {0}},        {{300, 7, 5}, {0, 2, 1}}, {{6, 33, 17}, {0, 2, 1}},
       {{67, 45}, {1, 0}},   {{40, 3, 50}, {2, 1, 0}}, {{4, 3, 40, 5}, {1, 0, 3, 2}},
       {{2, 3, 4, 5, 6}, {4, 2, 0, 1, 3}},             {{8, 9, 70}, {1, 2, 0}},
-      {{5, 3, 2, 4, 35, 33}, {5, 4, 3, 2, 1, 0}},    {{3, 90, 2, 60}, {1, 3, 0, 2}}};
+      {{5, 3, 2, 4, 35, 33}, {5, 4, 3, 2, 1, 0}},    {{3, 90, 2, 60}, {1, 3, 0, 2}},
+      {{700, 300}, {1, 0}},  {{500, 130, 3}, {1, 0, 2}}};
   const char* schemas[] = {"copy", "rows", "fvi-small", "tiled", "packed", "packed-split",
                            "orthogonal-arbitrary", "tiled:in=64,out=16,threads=128",
                            "fvi-small:in=40,out=40,threads=64", "packed-split:threads=512",
                            "tiled:in=64,out=64,threads=1024", "packed:threads=1024",
                            "tiled:stages=2", "packed-split:stages=3",
-                           "tiled:in=64,out=64,threads=1024,stages=4", "packed:stages=4"};
+                           "tiled:in=64,out=64,threads=1024,stages=4", "packed:stages=4",
+                           "tiled:in=32,out=32,band=3", "tiled:band=8", "packed-split:band=2"};
   DeviceBuffers bufs(size_t{1} << 22);
   for (const char* schema : schemas) {
     int accepted = 0;

@@ -157,3 +157,41 @@ TEST(CudaPlanner, MisalignedRowsGetLongRuns) {
   EXPECT_GE(c[0].out_run, 32);
 }
 }  // namespace
+
+// V1BF walk order: a bijection of the tiles, band by band, for band widths that divide the
+// first grid dimension and ones that leave a narrower last band, with and without outer dims.
+TEST(CudaPlanner, BandedTileOrderIsABijection) {
+  const DeviceInfo dev = h100();
+  struct Case { std::vector<int64_t> ext; std::vector<int> perm; };
+  for (const Case& c : {Case{{700, 300}, {1, 0}}, Case{{1000, 999}, {1, 0}},
+                        Case{{500, 130, 3}, {1, 0, 2}}, Case{{64, 4096}, {1, 0}}})
+    for (const int band : {2, 3, 5, 8}) {
+      const Problem p = problem(c.ext, c.perm, 4);
+      SchemaRequest req;
+      std::string why;
+      ASSERT_TRUE(parse_schema("tiled:in=32,out=32,band=" + std::to_string(band), &req, &why));
+      std::vector<Choice> choices;
+      enumerate_choices(p, dev, &req, &choices);
+      ASSERT_FALSE(choices.empty());
+      KernelSpec spec;
+      build_spec(p, choices.front(), &spec);
+      const TiledParams& tp = spec.tiled;
+      const uint64_t g0 = tp.grid[0].count.d, g1 = tp.grid[1].count.d;
+      if (g0 <= static_cast<uint64_t>(band)) {  // one band: the plain order
+        EXPECT_EQ(tp.band_w.d, 1u);
+        continue;
+      }
+      ASSERT_EQ(tp.band_w.d, static_cast<uint64_t>(band)) << p.to_string();
+      std::vector<int> seen(static_cast<size_t>(tp.num_tiles), 0);
+      for (uint32_t t = 0; t < static_cast<uint32_t>(tp.num_tiles); ++t) {
+        const uint64_t m = banded_tile(tp, t);
+        ASSERT_LT(m, static_cast<uint64_t>(tp.num_tiles));
+        ++seen[m];
+        // Position t's band is the band of the column it maps to.
+        const uint64_t lo = uint64_t{t} % (g0 * g1);
+        EXPECT_EQ((m % (g0 * g1)) % g0 / static_cast<uint64_t>(band),
+                  lo / (static_cast<uint64_t>(band) * g1));
+      }
+      for (const int s : seen) ASSERT_EQ(s, 1);
+    }
+}
