@@ -11,6 +11,7 @@ int bench_command(const std::vector<std::string>& args);
 int explain_command(const std::vector<std::string>& args);
 int inplace_command(const std::vector<std::string>& args);        // cmd_inplace.cpp
 int bench_inplace_command(const std::vector<std::string>& args);  // cmd_inplace.cpp
+int bench_single_command(const std::vector<std::string>& args);   // cmd_single.cpp
 int calibrate_command(const std::vector<std::string>& args);      // CUDA builds only
 
 }  // namespace xpose_tool
