@@ -35,6 +35,7 @@ cudaError_t query(int ordinal, DeviceInfo* info) {
   if (e != cudaSuccess) return e;
   info->ordinal = ordinal;
   info->name = prop.name;
+  info->arch = 10 * prop.major + prop.minor;
   info->sms = prop.multiProcessorCount;
   info->l2_bytes = prop.l2CacheSize;
   info->smem_per_block = static_cast<int>(prop.sharedMemPerBlock);
