@@ -29,7 +29,7 @@ x=$bin/xpose
 cat "$r/machine.txt" >> "$sum"
 want tests && { log "gpu tests";
 $bin/xpose_gpu_tests --gtest_brief=1 > "$r/gpu-tests.log" 2>&1; echo "exit $?" >> "$sum"
-grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|Failure" "$r/gpu-tests.log" | head -20 >> "$sum"; pack; }
+grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|Failure|plan creation" "$r/gpu-tests.log" | head -20 >> "$sum"; pack; }
 want gpu && { log "gpu suites, heuristic plans (6D suites: 240 evenly spread permutations each)";
 for s in ttlg6d-15 ttlg6d-16 ttlg6d-17 cutt-random cutt-rank8 cutt-rank12 square small; do
   l=(); [[ $s == ttlg6d-* ]] && l=(--limit 240)
@@ -62,7 +62,8 @@ for s in ttlg6d-16 ttlg6d-17 cutt-random cutt-rank8 cutt-rank12 square; do
   $x bench $s --backend cuda --limit 30 --csv "$r/heur30-$s.csv" --quiet > /dev/null 2>&1
   $x bench $s --backend cuda --limit 30 --planning measure --csv "$r/meas30-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
 done
-$x bench bench/suites/rect-large.txt --backend cuda --elem 4 --planning measure --csv "$r/meas-rect-large.csv" --quiet 2>&1 | tail -1 >> "$sum"; pack; }
+$x bench bench/suites/rect-large.txt --backend cuda --elem 4 --planning measure --csv "$r/meas-rect-large.csv" --quiet 2>&1 | tail -1 >> "$sum"
+timeout 60 $x bench-single --backend cuda > "$r/bench-single.txt" 2>&1; tail -12 "$r/bench-single.txt" >> "$sum"; pack; }
 want frameworks && { log "frameworks";
 PYTHONUNBUFFERED=1 timeout 70 python3 tools/bench_frameworks.py --xpose $x --suite ttlg6d-16 \
   --suite cutt-random --suite cutt-rank8 --suite square --limit 24 --reps 10 \
