@@ -110,6 +110,10 @@ const std::vector<ForcedCase>& forced_cases() {
       {{15, 15, 50}, {1, 0, 2}, {"blocked:nt=1", "blocked:nt=0"}},
       {{15, 45, 15, 3}, {2, 1, 0, 3}, {"blocked:nt=1", "blocked:ti=17,to=15,nt=1"}},
       {{11, 11, 11, 3}, {2, 1, 0, 3}, {"blocked:nt=1", "matrix:nt=1"}},
+      // Non-temporal tiles finish their last output line with columns of the next I segment,
+      // including a next segment narrower than the rest of that line (the last one of 45 by 4).
+      {{67, 45}, {1, 0}, {"blocked:ti=5,to=4,nt=1", "blocked:ti=7,to=9,nt=1"}},
+      {{15, 40, 33}, {0, 2, 1}, {"super:ti=3,to=2,nt=1", "super:ti=8,to=5,nt=1"}},
       // Tile order (tile_walk.hpp): B = the J segments moved next to loop 0 (1000 x 37), and
       // groups over loops 0 and 2 (15^5); ragged groups are covered by CpuTileWalk below.
       {{1000, 37}, {1, 0}, {"blocked:ti=4,to=4", "blocked:ti=4,to=4,nt=1", "blocked"}},

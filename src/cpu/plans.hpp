@@ -75,9 +75,16 @@ struct TileGeometry {
   int b_loop = 1;
   int64_t ga = 1, gb = 1;
   int64_t tasks = 1;                   // tiles in all
-  int64_t icol[Tuning::kMaxTileSide]{};
+  // icol[to .. to + kMaxLineExt) are the first columns of the next I segment (same row of the
+  // output), which a tile of the non-temporal path appends to finish its last output line.
+  int64_t icol[Tuning::kMaxTileSide + Tuning::kMaxLineExt]{};
   int64_t orow[Tuning::kMaxTileSide]{};
 };
+
+// Elements that always reach the end of a partially written cache line: ceil(63 / eb).
+inline int line_ext(size_t eb) {
+  return static_cast<int>((static_cast<size_t>(kTuning.line_bytes) - 2 + eb) / eb);
+}
 
 // Builds the tile geometry of `s` (s.rank >= 2, s.perm[0] != 0). False, with `why`, when the
 // request cannot apply (matrix without long enough leading extents, bad sides).

@@ -223,6 +223,8 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
   g->to = static_cast<int>(g->i_inner * g->i_seg);
   fill_tables(s, mi, g);
   fill_loops(s, mi, g);
+  const int ext = std::min(g->to, line_ext(g->eb));
+  for (int c = 0; c < ext; ++c) g->icol[g->to + c] = g->icol[c] + g->loop[g->i_loop].in_stride;
   choose_groups(g);
   return true;
 }

@@ -46,38 +46,55 @@ class TilePlan final : public BackendPlan {
     if (t0 >= t1) return;
     TileCursor cur(g_, t0);
     const TileGeometry& g = g_;
+    const int64_t i_end = g.loop[g.i_loop].extent - 1;
     for (int64_t t = t0; t < t1; ++t, cur.next(g)) {
       int nr = g.ti, nc = g.to;
       const int64_t jc = cur.coord[g.j_loop], ic = cur.coord[g.i_loop];
       if (jc == g.loop[g.j_loop].extent - 1)
         nr = static_cast<int>(g.j_inner * (g.j_last_extent - jc * g.j_seg));
-      if (ic == g.loop[g.i_loop].extent - 1)
-        nc = static_cast<int>(g.i_inner * (g.i_last_extent - ic * g.i_seg));
-      if (x_.nt)
-        staged(in + cur.in_off, out + cur.out_off, nr, nc);
-      else
+      if (ic == i_end) nc = static_cast<int>(g.i_inner * (g.i_last_extent - ic * g.i_seg));
+      if (x_.nt) {
+        // Columns of the next I segment that finish this tile's last line of each row.
+        const int next = ic + 1 == i_end
+                             ? static_cast<int>(g.i_inner * (g.i_last_extent - (ic + 1) * g.i_seg))
+                             : g.to;
+        staged(in + cur.in_off, out + cur.out_off, nr, nc,
+               ic == i_end ? 0 : std::min(next, line_ext(g.eb)), ic == 0);
+      } else {
         kernel_.fn(in + cur.in_off, g.icol, out + cur.out_off, g.orow, nr, nc, g.eb);
+      }
     }
     if (x_.nt) store_fence();
   }
 
-  // One tile through the staging buffer, in chunks of rows that fit it.
-  void staged(const char* in, char* out, int nr, int nc) const {
+  // One tile through the staging buffer, in chunks of rows that fit it. Only whole output lines
+  // are streamed (a partial non-temporal line is a read-modify-write in memory, and a regular
+  // store to it a read for ownership): each line that straddles two I segments of a row is
+  // written by the tile holding its first byte, which transposes `ext` extra columns of the next
+  // segment for it and leaves the head of its own row to the previous segment (unless `first`).
+  // Only the two ends of a whole output row remain partial, written with regular stores.
+  void staged(const char* in, char* out, int nr, int nc, int ext, bool first) const {
     alignas(64) char buf[kStageBytes];
     int64_t brow[Tuning::kMaxTileSide];
-    const int64_t row_bytes = static_cast<int64_t>(nc) * static_cast<int64_t>(g_.eb);
-    const int chunk = static_cast<int>(std::max<int64_t>(1, kStageBytes / row_bytes));
-    for (int r = 0; r < std::min(chunk, nr); ++r) brow[r] = r * row_bytes;
+    const auto eb = static_cast<int64_t>(g_.eb);
+    const int64_t row_bytes = nc * eb, pitch = (nc + ext) * eb, line = kTuning.line_bytes;
+    const int chunk = static_cast<int>(std::max<int64_t>(1, kStageBytes / pitch));
+    for (int r = 0; r < std::min(chunk, nr); ++r) brow[r] = r * pitch;
     for (int r0 = 0; r0 < nr; r0 += chunk) {
       const int rows = std::min(chunk, nr - r0);
-      kernel_.fn(in + r0 * static_cast<int64_t>(g_.eb), g_.icol, buf, brow, rows, nc, g_.eb);
-      // Rows that continue each other in the output (odd extents: J holds the next output
-      // dim) are streamed as one span, so only the span's two ends are partial lines.
+      kernel_.fn(in + r0 * eb, g_.icol, buf, brow, rows, nc + ext, g_.eb);
       for (int r = 0; r < rows;) {
+        char* start = out + g_.orow[r0 + r];
+        // Rows that continue each other in the output (one I segment spans the whole row, as
+        // with odd extents where J holds the next output dim) are streamed as one span.
         int e = r + 1;
-        while (e < rows && g_.orow[r0 + e] == g_.orow[r0 + e - 1] + row_bytes) ++e;
-        copy_bytes(out + g_.orow[r0 + r], buf + brow[r], static_cast<size_t>((e - r) * row_bytes),
-                   true);
+        while (ext == 0 && first && e < rows && g_.orow[r0 + e] == g_.orow[r0 + e - 1] + row_bytes)
+          ++e;
+        const int64_t mis = static_cast<int64_t>(reinterpret_cast<uintptr_t>(start) & (line - 1));
+        const int64_t lo = first || mis == 0 ? 0 : std::min(row_bytes, line - mis);
+        int64_t hi = (e - r) * row_bytes;
+        if (ext > 0) hi = std::min(pitch, (mis + row_bytes + line - 1) / line * line - mis);
+        if (hi > lo) copy_bytes(start + lo, buf + brow[r] + lo, static_cast<size_t>(hi - lo), true);
         r = e;
       }
     }

@@ -33,6 +33,8 @@ struct Tuning {
   // Upper bound of TI and TO (plan-time offset tables live in the plan object). Structural:
   // twice the largest tile side above, since segmenting rounds a side up to whole sub-blocks.
   static constexpr int kMaxTileSide = 512;
+  // Structural: columns that finish a partial output line, at most 63 of 1-byte elements.
+  static constexpr int kMaxLineExt = 63;
   // `direct` (leading index stays) copies whole runs when a run is at least this long; shorter
   // runs go to `super`. 512 B: below it the per-run call overhead (~5 ns) exceeds ~10% of the
   // run's transfer time at ~10 GB/s per core.
