@@ -162,7 +162,9 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
                          const SchemaRequest* req, bool measure, View* v, bool* found,
                          std::vector<Choice>* choices_out, std::vector<double>* measured_out) {
   std::vector<Choice> choices;
-  enumerate_choices(q, dev, req, &choices);
+  // Only the view whose choices are reported (the first) ranks by the regression model: the
+  // fallbacks for less aligned pointers rank by the analytic one, ~4 us less per view.
+  enumerate_choices(q, dev, req, &choices, choices_out != nullptr);
   *found = !choices.empty();
   if (!*found) return XPOSE_SUCCESS;
   size_t best = 0;

@@ -392,8 +392,9 @@ void tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest
 }  // namespace
 
 void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
-                       std::vector<Choice>* out) {
+                       std::vector<Choice>* out, bool use_regression) {
   out->clear();
+  const Regression* model = use_regression ? process_models().find(dev.arch) : nullptr;
   const Geometry g = geometry(p);
   if (p.is_copy()) {
     Choice c;
@@ -402,7 +403,7 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
       cost_rows(g, dev, &c);
       out->push_back(c);
     }
-    apply_regression(process_models().find(dev.arch), out);
+    apply_regression(model, out);
     return;
   }
   if (p.perm[0] == 0 && allowed(req, Schema::Rows)) {
@@ -415,7 +416,7 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   tiled_choices(g, dev, req, out);
   if (out->size() == before && (!req || (req->in_run == 0 && req->out_run == 0)))
     tiled_choices(g, dev, req, out, true);
-  apply_regression(process_models().find(dev.arch), out);
+  apply_regression(model, out);
   std::stable_sort(out->begin(), out->end(),
                    [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
   // Very large tensors: the best tiled choice walked in V1BF bands too, ranked just behind it

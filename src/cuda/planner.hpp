@@ -56,9 +56,11 @@ struct Choice {
   const Regression* model = nullptr;  // what predicted `predicted`; null: the analytic model
 };
 
-// All candidates the planner considers (those `req` allows; req may be null), best first.
+// All candidates the planner considers (those `req` allows; req may be null), best first:
+// ranked by the device's regression model where it has one and `use_regression`, else by the
+// analytic model (cheaper: fallback views of a plan, which predict nothing a caller sees).
 void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
-                       std::vector<Choice>* out);
+                       std::vector<Choice>* out, bool use_regression = true);
 
 // The parameters of a choice, ready to launch.
 struct KernelSpec {
