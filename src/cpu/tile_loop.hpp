@@ -21,19 +21,21 @@ inline void tile_scalar(const char* in, const int64_t* icol, char* out, const in
 }
 
 // A whole tile through K::block (K::kB x K::kB elements of K::kE bytes in registers); the
-// ragged right and bottom edges go through the scalar loop.
+// ragged right and bottom edges go through the scalar loop. Column blocks outside, rows inside:
+// kB input columns (pages, prefetch streams) at a time down the tile, not all nc columns per
+// band of rows, which overruns the L2 prefetcher's stream trackers on wide tiles.
 template <class K>
 inline void tile_blocked(const char* in, const int64_t* icol, char* out, const int64_t* orow,
                          int nr, int nc) {
   constexpr int B = K::kB;
   constexpr size_t E = K::kE;
-  int r = 0;
-  for (; r + B <= nr; r += B) {
-    int c = 0;
-    for (; c + B <= nc; c += B) K::block(in + r * E, icol + c, out + c * E, orow + r);
-    tile_scalar<E>(in, icol, out, orow, r, r + B, c, nc);
+  int c = 0;
+  for (; c + B <= nc; c += B) {
+    int r = 0;
+    for (; r + B <= nr; r += B) K::block(in + r * E, icol + c, out + c * E, orow + r);
+    tile_scalar<E>(in, icol, out, orow, r, nr, c, c + B);
   }
-  tile_scalar<E>(in, icol, out, orow, r, nr, 0, nc);
+  tile_scalar<E>(in, icol, out, orow, 0, nr, c, nc);
 }
 
 }  // namespace
