@@ -4,6 +4,7 @@
 // Schemas (docs/cpu.md): copy, direct, super, matrix, blocked. Forcing syntax:
 //   name[:key=value[,key=value...]]   keys: ti, to (tile sides, tiled schemas), nt (0 or 1)
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -91,6 +92,15 @@ int candidate_specs(const Problem& p, Spec* specs) {
   } else {
     specs[n++].schema = Schema::kBlocked;
     specs[n++].schema = Schema::kMatrix;
+    const size_t eb = p.elem_size;
+    if (std::has_single_bit(eb) && eb <= 16) {
+      const TileShape def = kTuning.tile_by_size[std::countr_zero(eb)];
+      const TileShape sq = kTuning.square_by_size[std::countr_zero(eb)];
+      if (def.ti != sq.ti || def.to != sq.to) {
+        specs[n].schema = Schema::kBlocked;
+        specs[n++].tile = {sq.ti, sq.to};
+      }
+    }
   }
   return n;
 }

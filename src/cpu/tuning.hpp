@@ -22,8 +22,15 @@ struct Tuning {
   // long enough for the L2 streamer) and at most 32 KiB per tile (the staging buffer of the
   // non-temporal path, within a 48 KiB L1D). 8 B: on the TTLG 6D + cuTT suites (2 threads,
   // docs/perf/cpu-2core.md) 32x32 gave median 0.51 of memcpy, 64x64 0.64, 128x64 0.62; the
-  // other sizes keep the same run lengths in bytes.
-  TileShape tile_by_size[5] = {{128, 128}, {128, 128}, {128, 64}, {64, 64}, {32, 32}};
+  // other sizes keep the same run lengths in bytes. Since tiles are walked by column blocks and
+  // write whole lines, 8 B is 256 x 32 (2 KiB input runs, 256 B output rows, two staging
+  // chunks): 2D-like cuTT cases 0.83 -> 0.93 of memcpy against 64 x 64.
+  TileShape tile_by_size[5] = {{128, 128}, {128, 128}, {128, 64}, {256, 32}, {32, 32}};
+  // A second `blocked` candidate per size where it differs (the cost model picks): square tiles
+  // for problems whose whole output rows are short, where a 32-wide I leaves rows that do not
+  // continue each other ((19,6,12,86,7,33) perm (5,2,4,3,1,0): 264 B rows, 0.52 of memcpy with
+  // 256 x 32, 0.88 with 64 x 64).
+  TileShape square_by_size[5] = {{128, 128}, {128, 128}, {128, 64}, {64, 64}, {32, 32}};
   // Super-elements (the leading run of a `super` plan, any byte size): runs of this many bytes
   // per tile side (as the 8 B tile), and at least super_min_side elements: 568 B elements
   // (cuTT r4, extents 71 71 5041 perm 0 2 1) ran at 0.44 of memcpy with 2x2 tiles, 0.63 with
@@ -73,6 +80,10 @@ struct Tuning {
   // that fits (the data must come back from memory when next read).
   double rfo_write_factor = 1.5;
   double nt_in_cache_factor = 1.2;
+  // Cost model: a partial output line of a non-temporal tile (regular stores: a read for
+  // ownership that stalls the stream), in full-line writes. Skipping them in a test build
+  // sped odd-extent cases up 1.34..1.9x with 12..22% of the lines partial: 3..9 lines each.
+  double partial_line_cost = 5;
   // Tile order: page size assumed (structural: 4 KiB, the worst case; huge pages only help) and
   // the pages a group of tiles may touch so that both its input and output pages stay in the
   // TLB: half of the 2048-entry STLB of Sapphire/Emerald Rapids (set-associative, shared with
