@@ -249,6 +249,8 @@ TEST(CpuKernels, EveryIsaAndSizeAtOddShapesUnaligned) {
     if (isa == nullptr) continue;  // this CPU or build lacks it
     check_kernel(isa->k4, 4, &rng);
     check_kernel(isa->k8, 8, &rng);
+    if (isa->units8.fn != nullptr)  // super-elements: register-sized, with and without a tail
+      for (const size_t eb : {24, 64, 120, 136}) check_kernel(isa->units8, eb, &rng);
   }
 }
 

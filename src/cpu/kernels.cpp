@@ -67,6 +67,7 @@ TileKernel select_tile_kernel(size_t eb) {
   const IsaKernels* isa = best_isa();
   if (isa != nullptr && eb == 4) return isa->k4;
   if (isa != nullptr && eb == 8) return isa->k8;
+  if (isa != nullptr && isa->units8.fn != nullptr && eb > 16 && eb % 8 == 0) return isa->units8;
   return scalar_kernel(eb);
 }
 

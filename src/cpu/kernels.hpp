@@ -35,10 +35,10 @@ void stream_bytes(char* dst, const char* src, size_t n);
 // Orders this thread's non-temporal stores before its later stores (sfence on x86).
 void store_fence();
 
-// Per-ISA kernel tables: nullptr when this build or CPU lacks the ISA. Index by element size:
-// [0] 4 bytes, [1] 8 bytes.
+// Per-ISA kernel tables: nullptr when this build or CPU lacks the ISA. k4, k8: 4- and 8-byte
+// elements; units8: any multiple of 8 bytes (super-elements), fn nullptr where the ISA has none.
 struct IsaKernels {
-  TileKernel k4, k8;
+  TileKernel k4, k8, units8;
 };
 const IsaKernels* sse2_kernels();
 const IsaKernels* avx2_kernels();

@@ -83,7 +83,7 @@ void tile8(const char* in, const int64_t* icol, char* out, const int64_t* orow, 
 namespace xpose::detail::cpu {
 
 const IsaKernels* avx2_kernels() {
-  static constexpr IsaKernels kKernels{{tile4, "avx2-8x8"}, {tile8, "avx2-4x4"}};
+  static constexpr IsaKernels kKernels{{tile4, "avx2-8x8"}, {tile8, "avx2-4x4"}, {}};
   return __builtin_cpu_supports("avx2") ? &kKernels : nullptr;
 }
 

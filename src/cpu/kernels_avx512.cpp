@@ -79,6 +79,24 @@ void tile8(const char* in, const int64_t* icol, char* out, const int64_t* orow, 
   }
 }
 
+// Super-elements of any multiple of 8 bytes: whole 64-byte registers and one masked tail per
+// element, instead of eb / 8 scalar moves (120 B: 2 loads and 2 stores instead of 15 each).
+void tile_units64(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+                  int nc, size_t eb) {
+  const size_t full = eb / 64 * 64;
+  const auto tail = static_cast<__mmask8>((1u << (eb % 64 / 8)) - 1);
+  for (int c = 0; c < nc; ++c) {
+    const char* src = in + icol[c];
+    for (int r = 0; r < nr; ++r) {
+      const char* s = src + r * eb;
+      char* d = out + orow[r] + c * eb;
+      for (size_t u = 0; u < full; u += 64)
+        _mm512_storeu_si512(d + u, _mm512_loadu_si512(s + u));
+      if (tail != 0) _mm512_mask_storeu_epi64(d + full, tail, _mm512_maskz_loadu_epi64(tail, s + full));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace xpose::detail::cpu
 
@@ -93,7 +111,8 @@ namespace xpose::detail::cpu {
 const IsaKernels* avx512_kernels() {
   const IsaKernels* avx2 = avx2_kernels();
   if (avx2 == nullptr || !__builtin_cpu_supports("avx512f")) return nullptr;
-  static const IsaKernels kKernels{avx2->k4, {tile8, "avx512-8x8m"}};
+  static const IsaKernels kKernels{
+      avx2->k4, {tile8, "avx512-8x8m"}, {tile_units64, "avx512-units64"}};
   return &kKernels;
 }
 

@@ -49,7 +49,7 @@ void tile8(const char* in, const int64_t* icol, char* out, const int64_t* orow, 
 }  // namespace
 
 const IsaKernels* sse2_kernels() {
-  static constexpr IsaKernels kKernels{{tile4, "sse2-4x4"}, {tile8, "sse2-2x2"}};
+  static constexpr IsaKernels kKernels{{tile4, "sse2-4x4"}, {tile8, "sse2-2x2"}, {}};
   return &kKernels;
 }
 

@@ -3,6 +3,7 @@
 // tables of one tile, and the cost model. Lyakh, paper 003 section II, with disjoint J and I.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 
 #include "cpu/plans.hpp"
@@ -30,8 +31,9 @@ void output_strides(const Shape& s, int64_t* stride) {
 
 TileShape default_tile(size_t eb) {
   if (std::has_single_bit(eb) && eb <= 16) return kTuning.tile_by_size[std::countr_zero(eb)];
-  const int side = static_cast<int>(
-      std::max<int64_t>(kTuning.super_min_side, kTuning.super_run_bytes / int64_t(eb)));
+  const auto root = static_cast<int64_t>(
+      std::sqrt(static_cast<double>(kTuning.super_tile_bytes) / static_cast<double>(eb)));
+  const int side = static_cast<int>(std::max(kTuning.super_min_side, root));
   return {side, side};
 }
 

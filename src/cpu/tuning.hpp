@@ -31,11 +31,12 @@ struct Tuning {
   // continue each other ((19,6,12,86,7,33) perm (5,2,4,3,1,0): 264 B rows, 0.52 of memcpy with
   // 256 x 32, 0.88 with 64 x 64).
   TileShape square_by_size[5] = {{128, 128}, {128, 128}, {128, 64}, {64, 64}, {32, 32}};
-  // Super-elements (the leading run of a `super` plan, any byte size): runs of this many bytes
-  // per tile side (as the 8 B tile), and at least super_min_side elements: 568 B elements
-  // (cuTT r4, extents 71 71 5041 perm 0 2 1) ran at 0.44 of memcpy with 2x2 tiles, 0.63 with
-  // 8x8 (per-tile overhead).
-  int64_t super_run_bytes = 512;
+  // Super-elements (the leading run of a `super` plan, any byte size other than 1..16 B):
+  // square tiles of about super_tile_bytes, at least super_min_side elements a side. 568 B
+  // elements (cuTT r4, extents 71 71 5041 perm 0 2 1) ran at 0.44 of memcpy with 2x2 tiles, 0.63
+  // with 8x8 (per-tile overhead). 120 B elements (TTLG 15^6 with the leading index in place):
+  // 8x8 (512 B runs) 0.75 median of 5 cases, 16x16 0.72, 32x32 0.87 (3.8 KiB runs).
+  int64_t super_tile_bytes = int64_t{128} << 10;
   int64_t super_min_side = 8;
   // Upper bound of TI and TO (plan-time offset tables live in the plan object). Structural:
   // twice the largest tile side above, since segmenting rounds a side up to whole sub-blocks.
