@@ -61,8 +61,8 @@ struct TiledParams {
   // tiles of the first two grid dims (G0 x G1, G0 fastest) are taken in bands of band_w.d
   // columns of G0, row by row within a band; the last band is band_last.d wide. The blocks in
   // flight then touch a few rows of one tensor and a few columns of the other, not a whole row.
-  // 32-bit (the planner bands only grids of fewer than 2^31 tiles): the decode is in the
-  // per-tile path of every thread.
+  // 32-bit (the planner bands only grids of fewer than 2^31 tiles): the decode is on each
+  // tile's critical path (docs/perf/cuda-h100.md run 8: 64-bit divisors cost 20%).
   FastDiv32 band_plane;  // G0 * G1
   FastDiv32 band_span;   // band_w.d * G1: tiles of one full band
   FastDiv32 band_w;

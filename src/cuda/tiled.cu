@@ -173,7 +173,8 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
     } else {
       asm volatile("cp.async.commit_group;\n" ::);
     }
-    if (threadIdx.x == 0 && ahead + step < p.num_tiles) next[parity ^ 1] = decode_tile(p, ahead + step);
+    if (threadIdx.x == 0 && ahead + step < p.num_tiles)
+      next[parity ^ 1] = decode_tile(p, ahead + step);
     wait_groups<S - 1>();
     __syncthreads();
     const T* cur = tile + buf * buf_elems;
