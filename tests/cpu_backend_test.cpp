@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <string>
@@ -19,6 +20,7 @@
 #include "core/problem.hpp"
 #include "core/status.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/line_writer.hpp"
 #include "cpu/tile_walk.hpp"
 
 namespace xpose::detail {
@@ -118,6 +120,14 @@ const std::vector<ForcedCase>& forced_cases() {
       // groups over loops 0 and 2 (15^5); ragged groups are covered by CpuTileWalk below.
       {{1000, 37}, {1, 0}, {"blocked:ti=4,to=4", "blocked:ti=4,to=4,nt=1", "blocked"}},
       {{15, 15, 15, 15, 15}, {4, 1, 3, 0, 2}, {"blocked", "blocked:nt=1", "matrix:nt=1"}},
+      // Partial lines held until a later piece of the thread completes them (line_writer.hpp):
+      // the next tile along loop 0 continues the tile's one span (17,17,N perm 1,0,2) or each of
+      // its spans (15^4 perm 2,0,3,1); rows that continue each other 7 rows apart; 16-byte
+      // output rows (to=2); an extent-1 dim that normalization drops.
+      {{17, 17, 30}, {1, 0, 2}, {"blocked:nt=1", "blocked:ti=5,to=3,nt=1"}},
+      {{15, 15, 15, 15}, {2, 0, 3, 1}, {"blocked:nt=1", "blocked:ti=20,to=7,nt=1"}},
+      {{7, 5, 9, 2, 5}, {4, 3, 1, 0, 2}, {"blocked:nt=1"}},
+      {{8, 3, 2, 5, 1, 3}, {2, 0, 4, 3, 5, 1}, {"blocked:nt=1", "blocked:ti=9,to=2,nt=1"}},
   };
   return cases;
 }
@@ -271,6 +281,36 @@ TEST(CpuKernels, StreamingCopyAnyAlignment) {
         for (size_t k = 0; k < off; ++k) ASSERT_EQ(dst[k], kGuardByte);
       }
     }
+}
+
+// Pieces of one output in random order, any alignment and length (lines completed by two or
+// more pieces, pieces inside one line, lines never completed): after flush() the output is
+// whole and nothing outside it was written.
+TEST(CpuKernels, LineWriterJoinsPiecesInAnyOrder) {
+  std::mt19937_64 rng(test_seed());
+  std::vector<unsigned char> src(5000), dst(5200);
+  fill_random(&src, &rng);
+  for (int trial = 0; trial < 50; ++trial) {
+    const size_t off = rng() % 64, n = 1 + rng() % 4900;
+    std::vector<size_t> cut{0, n};
+    for (size_t k = rng() % 200; k > 0; --k) cut.push_back(rng() % n);
+    std::sort(cut.begin(), cut.end());
+    cut.erase(std::unique(cut.begin(), cut.end()), cut.end());
+    std::vector<size_t> order(cut.size() - 1);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::fill(dst.begin(), dst.end(), kGuardByte);
+    auto writer = std::make_unique<cpu::LineWriter>();
+    char* d = reinterpret_cast<char*>(dst.data()) + off;
+    for (const size_t i : order)
+      writer->put(d + cut[i], reinterpret_cast<const char*>(src.data()) + cut[i],
+                  cut[i + 1] - cut[i]);
+    writer->flush();
+    cpu::store_fence();
+    ASSERT_EQ(std::memcmp(dst.data() + off, src.data(), n), 0) << off << " " << n;
+    for (size_t k = 0; k < dst.size(); ++k)
+      if (k < off || k >= off + n) ASSERT_EQ(dst[k], kGuardByte) << k;
+  }
 }
 
 TEST(CpuBackend, CandidatesHeuristicAndMeasured) {
