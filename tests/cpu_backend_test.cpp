@@ -128,6 +128,11 @@ const std::vector<ForcedCase>& forced_cases() {
       {{15, 15, 15, 15}, {2, 0, 3, 1}, {"blocked:nt=1", "blocked:ti=20,to=7,nt=1"}},
       {{7, 5, 9, 2, 5}, {4, 3, 1, 0, 2}, {"blocked:nt=1"}},
       {{8, 3, 2, 5, 1, 3}, {2, 0, 4, 3, 5, 1}, {"blocked:nt=1", "blocked:ti=9,to=2,nt=1"}},
+      // Rows cut into I segments whose output row continues in a later row of the same tile:
+      // the last segment's tile finishes the line with that row's head (step 1, step 9, ragged
+      // J segments, first segment narrower than a line for small elements: no wrap).
+      {{300, 250}, {1, 0}, {"blocked:ti=23,to=100,nt=1", "blocked:ti=8,to=9,nt=1"}},
+      {{9, 5, 250}, {2, 1, 0}, {"blocked:ti=45,to=100,nt=1", "blocked:ti=40,to=70,nt=1"}},
   };
   return cases;
 }

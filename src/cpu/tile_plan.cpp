@@ -27,11 +27,27 @@ class TilePlan final : public BackendPlan {
     // (4,3,1,..): 80 B rows, every 4th continuing the last) leave as one span, not as pieces
     // of a line for the LineWriter to join one by one.
     const int64_t row = g.to * static_cast<int64_t>(g.eb);
+    if (x.nt && g.loop[g.i_loop].extent > 1) find_wrap();
     sorted_ = x.nt && g.loop[g.i_loop].extent == 1 && g.ti * row <= kStageBytes;
     if (!sorted_) return;
     for (int r = 0; r < g.ti; ++r) order_[r] = static_cast<int16_t>(r);
     std::sort(order_, order_ + g.ti, [&](int16_t a, int16_t b) { return g.orow[a] < g.orow[b]; });
     for (int k = 0; k < g.ti; ++k) srow_[order_[k]] = k * row;
+  }
+
+  // Rows cut into I segments: when the output row continues in row r + step of the same tile
+  // (the next output dim after I is in J), the last segment's tile finishes that line with the
+  // first columns of row r + step (from the first segment), and the first segment's tile leaves
+  // that head alone: the `ext` columns between segments, carried over a row end. Needs a first
+  // segment at least a line wide.
+  void find_wrap() {
+    const TileGeometry& g = g_;
+    const int64_t full = g.i_inner * g.i_last_extent * static_cast<int64_t>(g.eb);
+    if (g.to < line_ext(g.eb)) return;
+    for (int s = 1; s < g.ti && wrap_ == 0; ++s)
+      if (g.orow[s] == g.orow[0] + full) wrap_ = s;
+    for (int r = 0; wrap_ > 0 && r + wrap_ < g.ti; ++r)
+      cont_[r] = g.orow[r + wrap_] == g.orow[r] + full;
   }
 
   xpose_status_t execute(const void* in, void* out, void*) const override {
@@ -71,8 +87,10 @@ class TilePlan final : public BackendPlan {
         const int next = ic + 1 == i_end
                              ? static_cast<int>(g.i_inner * (g.i_last_extent - (ic + 1) * g.i_seg))
                              : g.to;
+        const bool wrap = wrap_ > 0 && ic == i_end;
         staged(in + cur.in_off, out + cur.out_off, nr, nc,
-               ic == i_end ? 0 : std::min(next, line_ext(g.eb)), ic == 0, &lines);
+               wrap ? line_ext(g.eb) : ic == i_end ? 0 : std::min(next, line_ext(g.eb)), ic == 0,
+               wrap ? in + cur.in_off - ic * g.loop[g.i_loop].in_stride : nullptr, &lines);
       } else {
         kernel_.fn(in + cur.in_off, g.icol, out + cur.out_off, g.orow, nr, nc, g.eb);
       }
@@ -90,8 +108,10 @@ class TilePlan final : public BackendPlan {
   // segment for it and leaves the head of its own row to the previous segment (unless `first`).
   // Only the two ends of a whole output row remain partial: regular stores for rows cut into I
   // segments; whole rows go through `lines`, which holds them until later spans complete them.
+  // `wrap_in`: the first I segment of this last-segment tile's rows, whose first `ext` columns
+  // of row r + wrap_ finish row r's last line (find_wrap); nullptr otherwise.
   void staged(const char* in, char* out, int nr, int nc, int ext, bool first,
-              LineWriter* lines) const {
+              const char* wrap_in, LineWriter* lines) const {
     alignas(64) char buf[kStageBytes];
     int64_t brow[Tuning::kMaxTileSide];
     lines->next_tile();
@@ -115,7 +135,9 @@ class TilePlan final : public BackendPlan {
     for (int r = 0; r < std::min(chunk, nr); ++r) brow[r] = r * pitch;
     for (int r0 = 0; r0 < nr; r0 += chunk) {
       const int rows = std::min(chunk, nr - r0);
-      kernel_.fn(in + r0 * eb, g_.icol, buf, brow, rows, nc + ext, g_.eb);
+      const int w = wrap_in == nullptr ? 0 : std::min(rows, nr - wrap_ - r0);
+      kernel_.fn(in + r0 * eb, g_.icol, buf, brow, rows, wrap_in == nullptr ? nc + ext : nc, g_.eb);
+      if (w > 0) kernel_.fn(wrap_in + (r0 + wrap_) * eb, g_.icol, buf + nc * eb, brow, w, ext, g_.eb);
       for (int r = 0; r < rows;) {
         char* start = out + g_.orow[r0 + r];
         // Rows that continue each other in the output (one I segment spans the whole row, as
@@ -124,9 +146,12 @@ class TilePlan final : public BackendPlan {
         while (ext == 0 && first && e < rows && g_.orow[r0 + e] == g_.orow[r0 + e - 1] + row_bytes)
           ++e;
         const int64_t mis = static_cast<int64_t>(reinterpret_cast<uintptr_t>(start) & (line - 1));
-        const int64_t lo = first || mis == 0 ? 0 : std::min(row_bytes, line - mis);
+        const int R = r0 + r;
+        const bool head_done = first && R >= wrap_ && wrap_ > 0 && cont_[R - wrap_];
+        const int64_t lo = (first && !head_done) || mis == 0 ? 0 : std::min(row_bytes, line - mis);
         int64_t hi = (e - r) * row_bytes;
-        if (ext > 0) hi = std::min(pitch, (mis + row_bytes + line - 1) / line * line - mis);
+        if (ext > 0 && (wrap_in == nullptr || (r < w && cont_[R])))
+          hi = std::min(pitch, (mis + row_bytes + line - 1) / line * line - mis);
         // Rows cut into I segments keep their direct partial stores: a row's head waits a whole
         // sweep of its segments for its partner, too long for the writer's slots
         // ((225,15,225,15) perm (2,1,0,3): 900 heads over 14 tiles, 0.88 -> 0.63 of memcpy).
@@ -143,6 +168,9 @@ class TilePlan final : public BackendPlan {
   TileGeometry g_;
   // Staging in output order (see the constructor): rows sorted by output offset, and each
   // row's offset in the staging buffer.
+  // Row r's output row continues in row r + wrap_ when cont_[r] (find_wrap); 0: no wrap.
+  int wrap_ = 0;
+  bool cont_[Tuning::kMaxTileSide]{};
   bool sorted_ = false;
   int16_t order_[Tuning::kMaxTileSide]{};
   int64_t srow_[Tuning::kMaxTileSide]{};
