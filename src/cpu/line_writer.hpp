@@ -48,13 +48,13 @@ class LineWriter {
 
  private:
   static constexpr int kLine = 64;
-  // 1024 lines, direct-mapped (78 KiB on the stack next to the 32 KiB staging buffer): a tile
-  // of up to 512 rows leaves up to two open pieces per row for a later tile. A piece replaced
-  // early goes out with a regular store and its other half later with another one, after the
-  // line left the cache: worse than the plain partial stores. (6,17,7,6,15,4,5,21) perm
-  // (3,0,5,7,2,1,4,6), 102 open pieces per tile: 64 slots 0.50 of memcpy (0.68 before holding
-  // anything), 512 slots 0.96; 4-way LRU sets of 512 lost again on 71^4 perm (3,1,0,2) (568
-  // open pieces, cyclic: 0.94 -> 0.78).
+  // 1024 lines, direct-mapped (78 KiB, in the thread's workspace next to the 32 KiB staging
+  // buffer, tile_plan.cpp): a tile of up to 512 rows leaves up to two open pieces per row for a
+  // later tile. A piece replaced early goes out with a regular store and its other half later
+  // with another one, after the line left the cache: worse than the plain partial stores.
+  // (6,17,7,6,15,4,5,21) perm (3,0,5,7,2,1,4,6), 102 open pieces per tile: 64 slots 0.50 of
+  // memcpy (0.68 before holding anything), 512 slots 0.96; 4-way LRU sets of 512 lost again on
+  // 71^4 perm (3,1,0,2) (568 open pieces, cyclic: 0.94 -> 0.78).
   static constexpr int kSlotBits = 10, kSlots = 1 << kSlotBits;
   // A piece held this many tiles is likely never completed (its other half was stored at once
   // or belongs to another thread) and gives its slot to a new one.

@@ -1,6 +1,6 @@
 // Execution of the tiled schemas: the outer loop nest split across OpenMP threads (each thread a
 // contiguous range of tiles, in output order), one micro-kernel call per tile, and for
-// non-temporal output a per-thread stack staging buffer streamed out row by row.
+// non-temporal output a per-thread staging buffer (made once per thread) streamed out row by row.
 #include <omp.h>
 
 #include <algorithm>
@@ -17,6 +17,19 @@ namespace {
 // Staging buffer of the non-temporal path, per thread, on the stack. 32 KiB fits L1D with the
 // input lines of the tile in flight; any row (TO * eb <= 512 * 16 B) fits.
 constexpr int64_t kStageBytes = int64_t{32} << 10;
+
+// One thread's non-temporal workspace: the staging buffer and the held partial lines, ~110 KiB.
+// On the heap, made once per thread and reused (LineWriter is empty again after flush()), not
+// on the stack: a caller's thread may have a small stack (musl's default is 128 KiB).
+struct NtWorkspace {
+  alignas(64) char buf[kStageBytes];
+  LineWriter lines;
+};
+
+NtWorkspace& nt_workspace() {
+  thread_local const std::unique_ptr<NtWorkspace> ws = std::make_unique<NtWorkspace>();
+  return *ws;
+}
 
 class TilePlan final : public BackendPlan {
  public:
@@ -74,7 +87,7 @@ class TilePlan final : public BackendPlan {
     if (t0 >= t1) return;
     TileCursor cur(g_, t0);
     const TileGeometry& g = g_;
-    LineWriter lines;
+    NtWorkspace* ws = x_.nt ? &nt_workspace() : nullptr;
     const int64_t i_end = g.loop[g.i_loop].extent - 1;
     for (int64_t t = t0; t < t1; ++t, cur.next(g)) {
       int nr = g.ti, nc = g.to;
@@ -90,13 +103,13 @@ class TilePlan final : public BackendPlan {
         const bool wrap = wrap_ > 0 && ic == i_end;
         staged(in + cur.in_off, out + cur.out_off, nr, nc,
                wrap ? line_ext(g.eb) : ic == i_end ? 0 : std::min(next, line_ext(g.eb)), ic == 0,
-               wrap ? in + cur.in_off - ic * g.loop[g.i_loop].in_stride : nullptr, &lines);
+               wrap ? in + cur.in_off - ic * g.loop[g.i_loop].in_stride : nullptr, ws);
       } else {
         kernel_.fn(in + cur.in_off, g.icol, out + cur.out_off, g.orow, nr, nc, g.eb);
       }
     }
     if (x_.nt) {
-      lines.flush();
+      ws->lines.flush();
       store_fence();
     }
   }
@@ -111,8 +124,9 @@ class TilePlan final : public BackendPlan {
   // `wrap_in`: the first I segment of this last-segment tile's rows, whose first `ext` columns
   // of row r + wrap_ finish row r's last line (find_wrap); nullptr otherwise.
   void staged(const char* in, char* out, int nr, int nc, int ext, bool first,
-              const char* wrap_in, LineWriter* lines) const {
-    alignas(64) char buf[kStageBytes];
+              const char* wrap_in, NtWorkspace* ws) const {
+    char* buf = ws->buf;
+    LineWriter* lines = &ws->lines;
     int64_t brow[Tuning::kMaxTileSide];
     lines->next_tile();
     const auto eb = static_cast<int64_t>(g_.eb);
@@ -195,7 +209,7 @@ std::string TilePlan::describe() const {
   if (g_.b_loop != 1 || g_.ga != g_.loop[0].extent || g_.gb != 1)
     d << "  tile order: groups of " << g_.ga << " x " << g_.gb << " tiles over loops 0 and "
       << g_.b_loop << " (TLB reuse)\n";
-  d << "  stores: " << (x_.nt ? "non-temporal via stack staging" : "regular") << "; predicted "
+  d << "  stores: " << (x_.nt ? "non-temporal via staging" : "regular") << "; predicted "
     << predicted_ * 1e3 << " ms\n";
   return d.str();
 }
