@@ -11,11 +11,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
-#include <type_traits>
 
 #include "core/backend.hpp"
 #include "core/status.hpp"
+#include "cuda/elem_types.cuh"
 #include "cuda/runtime.hpp"
 #include "inplace/geometry.hpp"
 
@@ -114,19 +113,13 @@ __global__ void __launch_bounds__(256) swap_chunks_kernel(SwapGeometry g, U* dat
   }
 }
 
-xpose_status_t launch_status(const char* what) {
-  const cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) return XPOSE_SUCCESS;
-  return fail(XPOSE_ERROR_DEVICE, std::string(what) + " launch failed: " + cudaGetErrorString(e));
-}
-
 template <class T, int kT, int kV>
 xpose_status_t launch_tiles(const SwapGeometry& g, void* data, cudaStream_t stream) {
   const uint64_t items = g.items();
   if (items == 0) return XPOSE_SUCCESS;
   swap_tiles_kernel<T, kT, kV><<<static_cast<unsigned>(std::min(items, kMaxGrid)),
                                  dim3(32, kRows), 0, stream>>>(g, static_cast<T*>(data));
-  return launch_status("in-place tile swap");
+  return launch_status(cudaGetLastError(), "in-place tile swap");
 }
 
 template <class U>
@@ -136,7 +129,7 @@ xpose_status_t launch_chunks(const SwapGeometry& g, void* data, int64_t words,
   if (blocks == 0) return XPOSE_SUCCESS;
   swap_chunks_kernel<U><<<static_cast<unsigned>(std::min(blocks, kMaxGrid)), 256, 0, stream>>>(
       g, static_cast<U*>(data), words);
-  return launch_status("in-place chunk swap");
+  return launch_status(cudaGetLastError(), "in-place chunk swap");
 }
 
 // The tile kernel for a `unit`-byte word of the shape `tiles` describes: native words when
@@ -146,8 +139,7 @@ xpose_status_t launch_shape(const inplace::GpuTiles& tiles, const SwapGeometry& 
                             cudaStream_t st) {
   constexpr int kV = inplace::kGpuVector[kLog2], kT = inplace::kGpuTile[kLog2];
   constexpr int kTs = inplace::kGpuScalarTile[kLog2];
-  using T = std::conditional_t<kLog2 == 0, uint8_t, std::conditional_t<kLog2 == 1, uint16_t,
-            std::conditional_t<kLog2 == 2, uint32_t, std::conditional_t<kLog2 == 3, uint2, uint4>>>>;
+  using T = Elem<kLog2>;
   if (tiles.vector > 1) return launch_tiles<T, kT, kV>(g, data, st);
   if (tiles.aligned) return launch_tiles<T, kTs, 1>(g, data, st);
   return launch_tiles<Bytes<sizeof(T)>, kTs, 1>(g, data, st);
