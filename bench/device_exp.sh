@@ -7,6 +7,8 @@
 #             4-byte swap kernel (n = 16384)
 #   v1bf      V1BF band widths (WIDTHS, default "0 16 256"; 0 = plain walk) on three
 #             rect-large cases, 4-byte elements
+#   diag      GPU: every candidate timed (explain --measure-all) on representative and worst
+#             suite cases, and ncu stall/memory sections of the tile kernel on three of them
 #   ab        .carry/xpose-base (an older build, carried by hand) against .carry/xpose on
 #             sampled GPU suites, heuristic plans, same cases
 # Usage (device): bash bench/device_exp.sh PHASE...
@@ -41,6 +43,27 @@ for phase in "$@"; do
       echo "w=$w $(cut -d, -f2,6 "$r/band-$w.csv" | tail -n +2 | tr '\n' ' ')" >> "$sum"
     done
     pack ;;
+  diag)
+    log "every candidate timed on representative and worst cases"
+    while read -r name ext perm elem; do
+      timeout 40 $x explain --extents "$ext" --perm "$perm" --elem "$elem" --backend cuda \
+        --measure-all > "$r/explain-$name.txt" 2>&1
+      echo "$name: $(grep -A1 "^chosen plan" "$r/explain-$name.txt" | tail -1)" >> "$sum"
+    done < <(grep -v "^#" bench/diag-cases.txt)
+    pack
+    log "ncu: stalls and memory of the tile kernel"
+    for c in "t16 16,16,16,16,16,16 2,4,0,3,5,1 8" "t16-512 16,16,16,16,16,16 2,4,0,3,5,1 8 tiled:in=16,out=128,threads=512" \
+             "sq13952 13952,13952 1,0 8" "sq13961 13961,13961 1,0 8"; do
+      set -- $c; sch=(); [ -n "${5:-}" ] && sch=(--schema "$5")
+      timeout 60 ncu --kernel-name regex:tiled --launch-skip 2 --launch-count 1 --section SpeedOfLight \
+        --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+        --section SchedulerStats $x run --extents "$2" --perm "$3" --elem "$4" --backend cuda \
+        --reps 3 "${sch[@]}" > "$r/ncu-$1.txt" 2>&1
+      echo "-- $1" >> "$sum"
+      grep -E "DRAM Throughput|Duration|Achieved Occupancy|Warp Cycles Per Issued|Issued Warp|No Eligible|L2 Hit|Mem Busy|Max Bandwidth" \
+        "$r/ncu-$1.txt" >> "$sum"
+    done
+    pack ;;
   ab)
     log "A/B: .carry/xpose-base against .carry/xpose, sampled GPU suites (heuristic plans)"
     for s in "ttlg6d-15 --limit 60" "ttlg6d-16 --limit 60" "ttlg6d-17 --limit 60" \
@@ -54,7 +77,7 @@ for phase in "$@"; do
       done
     done
     pack ;;
-  *) echo "unknown phase '$phase' (inplace, v1bf, ab)" >&2; exit 2 ;;
+  *) echo "unknown phase '$phase' (inplace, v1bf, diag, ab)" >&2; exit 2 ;;
   esac
 done
 pack

@@ -51,11 +51,6 @@ want cpu && { log "cpu suites (16 cores, cold caches; 6D suites: 120 evenly spre
 for s in cutt-random ttlg6d-15 ttlg6d-16 ttlg6d-17; do
   l=(); [[ $s == ttlg6d-* ]] && l=(--limit 120)
   $x bench $s --backend cpu "${l[@]}" --csv "$r/cpu-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
-done; }
-want cpu && { log "cpu A/B: tile grouping off (XPOSE_CPU_GROUP=0), 60 cases each";
-for s in cutt-random ttlg6d-17; do
-  XPOSE_CPU_GROUP=0 $x bench $s --backend cpu --limit 60 --csv "$r/cpu-nogroup-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
-  $x bench $s --backend cpu --limit 60 --csv "$r/cpu-group-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
 done; pack; }
 want measured && { log "gpu: heuristic vs measured plans, 30 evenly spread cases per suite";
 for s in ttlg6d-16 ttlg6d-17 cutt-random cutt-rank8 cutt-rank12 square; do
