@@ -9,6 +9,9 @@
 #             rect-large cases, 4-byte elements
 #   diag      GPU: every candidate timed (explain --measure-all) on representative and worst
 #             suite cases, and ncu stall/memory sections of the tile kernel on three of them
+#   calibrate `xpose calibrate` (dataset + refine + bench-suite plan-choice report; the new
+#             coefficients in $OUT/exp/sm_90.txt), then GPU suites planned by the new
+#             coefficients (XPOSE_MODEL_FILE) for comparison with the shipped ones
 #   ab        .carry/xpose-base (an older build, carried by hand) against .carry/xpose on
 #             sampled GPU suites, heuristic plans, same cases
 # Usage (device): bash bench/device_exp.sh PHASE...
@@ -64,6 +67,20 @@ for phase in "$@"; do
         "$r/ncu-$1.txt" >> "$sum"
     done
     pack ;;
+  calibrate)
+    log "calibrate"
+    timeout 330 $x calibrate --seconds 270 --out "$r/sm_90.txt" --csv "$r/calibrate_sm_90.csv" \
+      --commit "$(cut -c8-14 .carry/commit.txt)" > "$r/calibrate.log" 2>&1
+    echo "exit $?" >> "$sum"; grep -vE "^calibrate: [0-9]+/" "$r/calibrate.log" | tail -32 >> "$sum"
+    gzip -f "$r/calibrate_sm_90.csv"; pack
+    log "gpu suites planned by the new coefficients"
+    for s in "ttlg6d-15 --limit 120" "ttlg6d-16 --limit 120" "ttlg6d-17 --limit 120" cutt-random \
+             cutt-rank8 cutt-rank12 square; do
+      set -- $s
+      XPOSE_MODEL_FILE="$r/sm_90.txt" timeout 60 $x bench "$@" --backend cuda \
+        --csv "$r/new-$1.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
+    done
+    pack ;;
   ab)
     log "A/B: .carry/xpose-base against .carry/xpose, sampled GPU suites (heuristic plans)"
     for s in "ttlg6d-15 --limit 60" "ttlg6d-16 --limit 60" "ttlg6d-17 --limit 60" \
@@ -77,7 +94,7 @@ for phase in "$@"; do
       done
     done
     pack ;;
-  *) echo "unknown phase '$phase' (inplace, v1bf, diag, ab)" >&2; exit 2 ;;
+  *) echo "unknown phase '$phase' (inplace, v1bf, diag, calibrate, ab)" >&2; exit 2 ;;
   esac
 done
 pack

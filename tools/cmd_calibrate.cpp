@@ -15,9 +15,11 @@
 #include "commands.hpp"
 #include "core/backend.hpp"
 #include "core/problem.hpp"
+#include "cuda/model.hpp"
 #include "cuda/probe.hpp"
 #include "dataset.hpp"
 #include "gpu.hpp"
+#include "suites.hpp"
 
 namespace xpose_tool {
 namespace {
@@ -33,14 +35,19 @@ constexpr double kRidge = 1e-3;
 
 const char* kHelp =
     "usage: xpose calibrate [--out FILE] [--csv FILE] [--limit N] [--max-bytes B]\n"
-    "                       [--seconds S] [--reps N] [--candidates N] [--commit TEXT]\n"
+    "                       [--seconds S] [--reps N] [--candidates N] [--refine N]\n"
+    "                       [--eval SUITES] [--eval-limit N] [--commit TEXT]\n"
     "\n"
     "Times the CUDA planner's candidates on TTLG's dataset (ranks 3-6, every permutation of\n"
     "ranks 3 and 4 and an even sample of ranks 5 and 6, extents equal / increasing /\n"
     "decreasing / peaked / valley, 16 MB to 2 GB, elements of 4 and 8 bytes and some of 1, 2\n"
-    "and 16), fits the regression model per kernel class on four fifths of the problems (split\n"
-    "by a hash of their names), prints its error on the fifth held out next to the analytic\n"
-    "model's, and writes the coefficients file (docs/model.md says how to install it).\n"
+    "and 16) and on cuTT-style random problems of ranks 7-12, fits the regression model per\n"
+    "kernel class on four fifths of the problems (split by a hash of their names), then times\n"
+    "the fitted model's own favourites where they were not timed yet and fits again. Prints the\n"
+    "error on the fifth held out next to the analytic model's, how often each model's pick runs\n"
+    "within 5 % and 15 % of the fastest candidate, on the held-out problems and on bench suite\n"
+    "cases (every candidate timed, never fitted), and writes the coefficients file\n"
+    "(docs/model.md says how to install it).\n"
     "\n"
     "  --out FILE        coefficients file (default sm_XY.txt, XY this GPU's architecture)\n"
     "  --csv FILE        every timed candidate: features, analytic, regression and measured\n"
@@ -51,6 +58,13 @@ const char* kHelp =
     "  --reps N          timed rounds per candidate, median kept (default 5)\n"
     "  --candidates N    candidates timed per problem: the analytic model's best half, then an\n"
     "                    even spread over the rest (default 8)\n"
+    "  --refine N        after the first fit, time up to N more per problem: the fitted\n"
+    "                    model's best among those not timed yet (default 2; 0: none)\n"
+    "  --eval SUITES     bench suites whose cases (8-byte elements) are timed with every\n"
+    "                    candidate for the plan-choice report, never fitted (comma-separated;\n"
+    "                    default ttlg6d-15,ttlg6d-16,ttlg6d-17,cutt-random,cutt-rank8,\n"
+    "                    cutt-rank12,square; none: no such report)\n"
+    "  --eval-limit N    cases per suite, spread evenly (default 16)\n"
     "  --commit TEXT     the source commit named in the file (default: git rev-parse)\n";
 
 struct Config {
@@ -60,6 +74,10 @@ struct Config {
   double seconds = 200;
   int reps = 5;
   size_t candidates = 8;
+  size_t refine = 2;
+  std::vector<std::string> eval = {"ttlg6d-15",   "ttlg6d-16",   "ttlg6d-17", "cutt-random",
+                                   "cutt-rank8", "cutt-rank12", "square"};
+  size_t eval_limit = 16;
 };
 
 // One timed candidate.
@@ -114,27 +132,63 @@ Config parse_config(const ParsedArgs& args, int arch) {
     c.reps = static_cast<int>(parse_int("--reps", *v, 1, 99));
   if (const std::string* v = args.get("--candidates"))
     c.candidates = static_cast<size_t>(parse_int("--candidates", *v, 1, 1000));
+  if (const std::string* v = args.get("--refine"))
+    c.refine = static_cast<size_t>(parse_int("--refine", *v, 0, 1000));
+  if (const std::string* v = args.get("--eval")) {
+    c.eval.clear();
+    if (*v != "none")
+      for (size_t at = 0; at <= v->size();) {
+        const size_t comma = std::min(v->find(',', at), v->size());
+        if (comma > at) c.eval.push_back(v->substr(at, comma - at));
+        at = comma + 1;
+      }
+  }
+  if (const std::string* v = args.get("--eval-limit"))
+    c.eval_limit = static_cast<size_t>(parse_int("--eval-limit", *v, 1, 1 << 20));
   c.commit = args.get("--commit") ? *args.get("--commit") : git_commit();
   return c;
 }
 
-// Up to `cap` distinct candidates (the planner may reach one tile by two run options): the
-// analytic model's best half, then an even spread over the rest, so that the fit sees the plans
-// worth choosing and how much worse the others are.
-std::vector<Choice> pick(const xpose::detail::Problem& view, std::vector<Choice> choices,
-                         size_t cap) {
-  std::stable_sort(choices.begin(), choices.end(), [](const Choice& a, const Choice& b) {
+// One problem's candidates: every distinct one (the planner may reach one tile by two run
+// options), the analytic model's best first, and which of them are timed.
+struct Candidates {
+  const xpose::detail::DeviceInfo* dev = nullptr;
+  xpose::detail::Problem view;
+  std::vector<Choice> all;
+  std::vector<std::string> summary;
+  std::vector<bool> timed;
+};
+
+Candidates distinct_candidates(const xpose::detail::Probe& probe) {
+  Candidates c;
+  c.dev = probe.dev;
+  c.view = probe.view;
+  std::vector<Choice> sorted = probe.choices;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Choice& a, const Choice& b) {
     return a.terms.analytic_s < b.terms.analytic_s;
   });
-  std::vector<Choice> all;
   std::set<std::string> seen;
-  for (const Choice& c : choices)
-    if (seen.insert(xpose::detail::summarize(view, c)).second) all.push_back(c);
-  if (all.size() <= cap) return all;
-  const size_t top = cap / 2, k = cap - top, rest = all.size() - top;
-  std::vector<Choice> out(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(top));
-  for (size_t i = 0; i < k; ++i)
-    out.push_back(all[top + i * (rest - 1) / std::max<size_t>(k - 1, 1)]);
+  for (const Choice& ch : sorted) {
+    std::string text = xpose::detail::summarize(probe.view, ch);
+    if (!seen.insert(text).second) continue;
+    c.all.push_back(ch);
+    c.summary.push_back(std::move(text));
+  }
+  c.timed.assign(c.all.size(), false);
+  return c;
+}
+
+// Up to `cap` of them: the analytic model's best half, then an even spread over the rest, so
+// that the fit sees the plans worth choosing and how much worse the others are.
+std::vector<size_t> pick(size_t n, size_t cap) {
+  std::vector<size_t> out;
+  if (n <= cap) {
+    for (size_t i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  const size_t top = cap / 2, k = cap - top, rest = n - top;
+  for (size_t i = 0; i < top; ++i) out.push_back(i);
+  for (size_t i = 0; i < k; ++i) out.push_back(top + i * (rest - 1) / std::max<size_t>(k - 1, 1));
   return out;
 }
 
@@ -142,11 +196,35 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Times the candidates of each case until the time budget is spent; returns how many cases ran.
+// Times candidates `which` of problem `problem` and appends a sample for each; false when the
+// scratch buffers do not fit on the device.
+bool time_candidates(size_t problem, const std::vector<size_t>& which, const Config& cfg,
+                     const std::string& name, Candidates* c, std::vector<Sample>* samples) {
+  if (which.empty()) return true;
+  std::vector<Choice> run;
+  for (const size_t i : which) run.push_back(c->all[i]);
+  std::vector<double> secs;
+  const xpose_status_t st = xpose::detail::cuda_time_choices(*c->dev, c->view, run, cfg.reps, &secs);
+  if (st == XPOSE_ERROR_OUT_OF_MEMORY) return false;
+  check_status(st, name);
+  for (size_t j = 0; j < which.size(); ++j) {
+    c->timed[which[j]] = true;
+    if (secs[j] > 0)
+      samples->push_back({problem, c->view.to_string(), c->summary[which[j]], run[j],
+                          xpose::detail::model_class(run[j].schema), secs[j]});
+  }
+  return true;
+}
+
+// Times the candidates of each case until the time budget is spent (a bench suite's case:
+// every candidate); returns how many cases ran. `cands` gets every case's candidates (empty
+// for a case skipped for lack of device memory).
 size_t measure(const std::vector<CalibrationCase>& cases, const Config& cfg, int device,
-               std::string* device_name, std::vector<Sample>* samples) {
+               std::string* device_name, std::vector<Candidates>* cands,
+               std::vector<Sample>* samples) {
   const auto t0 = std::chrono::steady_clock::now();
   size_t done = 0, skipped = 0, next_report = cases.size() / 10;
+  cands->clear();
   for (; done < cases.size(); ++done) {
     if (seconds_since(t0) > cfg.seconds) break;
     const CalibrationCase& cc = cases[done];
@@ -158,20 +236,13 @@ size_t measure(const std::vector<CalibrationCase>& cases, const Config& cfg, int
     xpose::detail::Probe probe;
     check_status(xpose::detail::cuda_probe(p, device, &probe), cc.c.name);
     *device_name = probe.dev->name;
-    const std::vector<Choice> timed = pick(probe.view, probe.choices, cfg.candidates);
-    std::vector<double> secs;
-    const xpose_status_t st =
-        xpose::detail::cuda_time_choices(*probe.dev, probe.view, timed, cfg.reps, &secs);
-    if (st == XPOSE_ERROR_OUT_OF_MEMORY) {
+    cands->push_back(distinct_candidates(probe));
+    Candidates& c = cands->back();
+    const size_t cap = cc.fold < 0 ? c.all.size() : cfg.candidates;
+    if (!time_candidates(done, pick(c.all.size(), cap), cfg, cc.c.name, &c, samples)) {
       ++skipped;
-      continue;
+      c.all.clear();
     }
-    check_status(st, cc.c.name);
-    for (size_t j = 0; j < timed.size(); ++j)
-      if (secs[j] > 0)
-        samples->push_back({done, probe.view.to_string(),
-                            xpose::detail::summarize(probe.view, timed[j]), timed[j],
-                            xpose::detail::model_class(timed[j].schema), secs[j]});
     if (done + 1 >= next_report) {
       std::fprintf(stderr, "calibrate: %zu/%zu problems, %zu candidates, %.0f s\n", done + 1,
                    cases.size(), samples->size(), seconds_since(t0));
@@ -186,6 +257,33 @@ size_t measure(const std::vector<CalibrationCase>& cases, const Config& cfg, int
   return done;
 }
 
+// The fitted model's favourites: for every dataset problem, up to cfg.refine of its best
+// predicted candidates that were not timed yet, timed now (a model ranks well only where it
+// has seen the plans it would choose). Samples stay grouped by problem.
+void refine(const std::vector<CalibrationCase>& cases, const Config& cfg, const Regression& r,
+            std::vector<Candidates>* cands, std::vector<Sample>* samples) {
+  if (cfg.refine == 0) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const size_t before = samples->size();
+  for (size_t i = 0; i < cands->size(); ++i) {
+    Candidates& c = (*cands)[i];
+    if (cases[i].fold < 0 || c.all.empty()) continue;
+    std::vector<size_t> order(c.all.size());
+    std::vector<double> pred(c.all.size());
+    for (size_t j = 0; j < c.all.size(); ++j) order[j] = j, pred[j] = r.predict(c.all[j]);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return pred[a] < pred[b]; });
+    std::vector<size_t> which;
+    for (const size_t j : order)
+      if (!c.timed[j] && which.size() < cfg.refine) which.push_back(j);
+    time_candidates(i, which, cfg, cases[i].c.name, &c, samples);
+  }
+  std::stable_sort(samples->begin(), samples->end(),
+                   [](const Sample& a, const Sample& b) { return a.problem < b.problem; });
+  std::fprintf(stderr, "calibrate: refined with %zu more candidates, %.0f s\n",
+               samples->size() - before, seconds_since(t0));
+}
+
 // Fits each class on the samples outside fold 0 and predicts every sample; returns whether
 // every class had enough of them.
 bool fit(const std::vector<CalibrationCase>& cases, std::vector<Sample>* samples, Regression* r) {
@@ -193,6 +291,7 @@ bool fit(const std::vector<CalibrationCase>& cases, std::vector<Sample>* samples
   r->min_bytes = 1e300;
   r->max_bytes = 0;
   for (const Sample& s : *samples) {
+    if (cases[s.problem].fold < 0) continue;
     r->min_bytes = std::min(r->min_bytes, s.choice.terms.bytes);
     r->max_bytes = std::max(r->max_bytes, s.choice.terms.bytes);
   }
@@ -200,7 +299,7 @@ bool fit(const std::vector<CalibrationCase>& cases, std::vector<Sample>* samples
     std::vector<Choice> x;
     std::vector<double> y;
     for (const Sample& s : *samples)
-      if (s.cls == k && cases[s.problem].fold != 0) {
+      if (s.cls == k && cases[s.problem].fold > 0) {
         x.push_back(s.choice);
         y.push_back(s.measured);
       }
@@ -232,42 +331,69 @@ struct Errors {
   }
 };
 
-// Of the held-out problems: how often each model's pick among the timed candidates runs within
-// 5 % and 15 % of the fastest of them.
-void report_choice(const std::vector<CalibrationCase>& cases, const std::vector<Sample>& samples) {
-  size_t problems = 0, within[2][2] = {};
+// How often each model's pick among the timed candidates runs within 5 % and 15 % of the
+// fastest of them: on the held-out problems, and per bench suite on its cases (where every
+// candidate is timed, so the pick is the planner's own). Models: the new fit, the one this
+// binary ships for the GPU (when it has one), the analytic one.
+void report_choice(const std::vector<CalibrationCase>& cases, const std::vector<Sample>& samples,
+                   const Regression* shipped) {
+  struct Tally {
+    size_t problems = 0, within[3][2] = {};
+    std::vector<double> loss[3];  // measured time of the pick / fastest, per problem
+  };
+  std::vector<std::pair<std::string, Tally>> groups;  // in order of first appearance
+  const auto group = [&](const std::string& name) -> Tally& {
+    for (auto& g : groups)
+      if (g.first == name) return g.second;
+    groups.emplace_back(name, Tally{});
+    return groups.back().second;
+  };
   for (size_t i = 0; i < samples.size();) {
     size_t end = i;
     while (end < samples.size() && samples[end].problem == samples[i].problem) ++end;
-    if (cases[samples[i].problem].fold == 0) {
-      double best = 1e30, by_reg = 0, by_ana = 0, reg = 1e30, ana = 1e30;
+    const CalibrationCase& cc = cases[samples[i].problem];
+    if (cc.fold <= 0) {
+      double best = 1e30, pick_time[3] = {}, pick_pred[3] = {1e30, 1e30, 1e30};
       for (size_t j = i; j < end; ++j) {
         const Sample& s = samples[j];
         best = std::min(best, s.measured);
-        if (s.regression < reg) reg = s.regression, by_reg = s.measured;
-        const double a = s.choice.terms.analytic_s;
-        if (a < ana) ana = a, by_ana = s.measured;
+        const double pred[3] = {s.regression, shipped ? shipped->predict(s.choice) : 1e30,
+                                s.choice.terms.analytic_s};
+        for (int m = 0; m < 3; ++m)
+          if (pred[m] < pick_pred[m]) pick_pred[m] = pred[m], pick_time[m] = s.measured;
       }
-      ++problems;
-      for (int t = 0; t < 2; ++t) {
-        const double bound = best * (t == 0 ? 1.05 : 1.15);
-        within[0][t] += by_reg <= bound;
-        within[1][t] += by_ana <= bound;
+      Tally& t = group(cc.fold == 0 ? "held-out" : cc.c.suite);
+      ++t.problems;
+      for (int m = 0; m < 3; ++m) {
+        t.loss[m].push_back(pick_time[m] / best);
+        for (int k = 0; k < 2; ++k) t.within[m][k] += pick_time[m] <= best * (k ? 1.15 : 1.05);
       }
     }
     i = end;
   }
-  if (problems == 0) return;
-  const auto pct = [&](size_t v) { return 100.0 * static_cast<double>(v) / problems; };
-  std::printf("plan choice on %zu held-out problems (best of the timed candidates):\n"
-              "  regression within 5%%: %.1f%%, within 15%%: %.1f%%\n"
-              "  analytic   within 5%%: %.1f%%, within 15%%: %.1f%%\n",
-              problems, pct(within[0][0]), pct(within[0][1]), pct(within[1][0]),
-              pct(within[1][1]));
+  std::printf("plan choice: share of problems whose pick runs within 5%% / 15%% of the fastest\n"
+              "timed candidate, and the worst pick's slowdown (bench suites: every candidate\n"
+              "timed; held-out: the sampled and refined ones)\n\n"
+              "| problems      |   n | new fit            | shipped            | analytic           |\n"
+              "|---------------|----:|--------------------|--------------------|--------------------|\n");
+  for (const auto& [name, t] : groups) {
+    std::printf("| %-13s | %3zu |", name.c_str(), t.problems);
+    for (int m = 0; m < 3; ++m) {
+      if (m == 1 && !shipped) {
+        std::printf(" %-18s |", "-");
+        continue;
+      }
+      const double n = static_cast<double>(t.problems);
+      const double worst = *std::max_element(t.loss[m].begin(), t.loss[m].end());
+      std::printf(" %5.1f%% %5.1f%% x%.2f |", 100.0 * t.within[m][0] / n,
+                  100.0 * t.within[m][1] / n, worst);
+    }
+    std::printf("\n");
+  }
 }
 
 void report(const std::vector<CalibrationCase>& cases, const std::vector<Sample>& samples,
-            Regression* r) {
+            const Regression* shipped, Regression* r) {
   Errors by_class[kModelClasses], all;
   for (const Sample& s : samples)
     if (cases[s.problem].fold == 0) {
@@ -287,7 +413,7 @@ void report(const std::vector<CalibrationCase>& cases, const std::vector<Sample>
   for (const auto& m : r->cls) fitted += m.samples;
   std::printf("| %-12s | %4ld | %5zu | %10s | %8s |\n\n", "all", fitted, all.n,
               all.text(all.regression).c_str(), all.text(all.analytic).c_str());
-  report_choice(cases, samples);
+  report_choice(cases, samples, shipped);
 }
 
 void write_csv(const std::string& path, const std::vector<CalibrationCase>& cases,
@@ -302,7 +428,8 @@ void write_csv(const std::string& path, const std::vector<CalibrationCase>& case
     const Sample& s = samples[i];
     const CalibrationCase& cc = cases[s.problem];
     cand = i > 0 && samples[i - 1].problem == s.problem ? cand + 1 : 0;
-    out << cc.c.name << ',' << cc.fold << ',' << shape_name(cc.shape) << ','
+    out << cc.c.name << ',' << cc.fold << ',' << (cc.fold < 0 ? cc.c.suite : shape_name(cc.shape))
+        << ','
         << cc.c.extents.size() << ",\"" << join(cc.c.extents, false) << "\",\""
         << join(cc.c.perm, false) << "\"," << cc.elem << ','
         << cc.c.volume() * static_cast<int64_t>(cc.elem) << ",\"" << s.view << "\"," << cand
@@ -325,7 +452,7 @@ int calibrate_command(const std::vector<std::string>& argv) {
   const ParsedArgs args = parse_args(
       "calibrate", argv,
       {"--out", "--csv", "--limit", "--max-bytes", "--seconds", "--reps", "--candidates",
-       "--commit"},
+       "--refine", "--eval", "--eval-limit", "--commit"},
       {});
   if (args.has("--help")) {
     std::printf("%s", kHelp);
@@ -342,18 +469,33 @@ int calibrate_command(const std::vector<std::string>& argv) {
   const int64_t min_bytes = std::min<int64_t>(int64_t{16} << 20, cfg.max_bytes / 8);
   std::vector<CalibrationCase> cases = calibration_cases(min_bytes, cfg.max_bytes);
   if (cases.size() > cfg.limit) cases.resize(cfg.limit);
-  std::printf("calibrate: %s, %zu problems, up to %zu candidates each, %d rounds\n",
-              gpu::device_name().c_str(), cases.size(), cfg.candidates, cfg.reps);
+  const size_t dataset = cases.size();
+  for (const std::string& suite : cfg.eval)
+    for (const Case& c : spread(load_suite(suite), cfg.eval_limit)) {
+      CalibrationCase cc;
+      cc.c = c;
+      cc.fold = -1;
+      cases.push_back(std::move(cc));
+    }
+  std::printf("calibrate: %s, %zu problems, up to %zu candidates each (+%zu refined), %d "
+              "rounds; %zu bench suite cases, every candidate\n",
+              gpu::device_name().c_str(), dataset, cfg.candidates, cfg.refine, cfg.reps,
+              cases.size() - dataset);
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
   Regression r;
   std::vector<Sample> samples;
-  const size_t ran = measure(cases, cfg, device, &r.device, &samples);
+  std::vector<Candidates> cands;
+  const size_t ran = measure(cases, cfg, device, &r.device, &cands, &samples);
   r.arch = "sm_" + std::to_string(arch);
   r.commit = cfg.commit;
   r.date = today_utc();
-  const bool complete = fit(cases, &samples, &r);
-  report(cases, samples, &r);
+  bool complete = fit(cases, &samples, &r);
+  if (complete && cfg.refine > 0) {
+    refine(cases, cfg, r, &cands, &samples);
+    complete = fit(cases, &samples, &r);
+  }
+  report(cases, samples, xpose::detail::process_models().find(arch), &r);
   write_csv(cfg.csv, cases, samples);
   std::printf("\n%zu problems, %zu candidates timed in %.0f s; wrote %s", ran, samples.size(),
               seconds_since(t0), cfg.csv.c_str());

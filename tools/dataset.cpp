@@ -14,6 +14,7 @@ const char* shape_name(Shape s) {
     case Shape::Decreasing: return "decreasing";
     case Shape::Peaked: return "peaked";
     case Shape::Valley: return "valley";
+    case Shape::Random: return "random";
   }
   return "?";
 }
@@ -98,6 +99,38 @@ CalibrationCase make_case(int rank, const std::vector<int>& perm, Shape shape, s
   return cc;
 }
 
+// cuTT's random problems at high rank (its rank-8 and rank-12 tensors, where extents 2-5 meet
+// long dims): rank 7-12, extents drawn log-uniform over a factor 12 and scaled to the volume
+// (each >= 2), a random permutation. Named "r9-random-8B-17" style; the fold by name hash.
+CalibrationCase random_case(int rank, int index, size_t elem, double lo, double hi) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "r%d-random-%zuB-%d", rank, elem, index);
+  const std::string name = buf;
+  const uint64_t h = fnv1a(name);
+  Random rng(h);
+  const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
+  const double volume = std::exp(lo + u * (hi - lo)) / static_cast<double>(elem);
+  std::vector<double> w(rank);
+  double log_product = 0;
+  for (double& x : w) {
+    x = std::exp(rng.unit() * std::log(12.0));
+    log_product += std::log(x);
+  }
+  const double scale = std::exp((std::log(volume) - log_product) / rank);
+  std::vector<int64_t> e(rank);
+  for (int k = 0; k < rank; ++k) e[k] = std::max<int64_t>(2, std::llround(scale * w[k]));
+  std::vector<int> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int k = rank - 1; k > 0; --k)
+    std::swap(perm[k], perm[static_cast<int>(rng.below(static_cast<uint64_t>(k) + 1))]);
+  CalibrationCase cc;
+  cc.c = Case{"calibrate", name, e, perm};
+  cc.elem = elem;
+  cc.shape = Shape::Random;
+  cc.fold = static_cast<int>(fnv1a(name + "/fold") % 5);
+  return cc;
+}
+
 }  // namespace
 
 std::vector<CalibrationCase> calibration_cases(int64_t min_bytes, int64_t max_bytes) {
@@ -121,6 +154,9 @@ std::vector<CalibrationCase> calibration_cases(int64_t min_bytes, int64_t max_by
         if (combo++ % 4 == 0)
           out.push_back(make_case(rank, perm, shape, kOddSizes[combo / 4 % 3], "c", lo, hi));
       }
+  // 40 random problems per rank 7..12, 8- and 4-byte elements in turn.
+  for (int rank = 7; rank <= 12; ++rank)
+    for (int i = 0; i < 40; ++i) out.push_back(random_case(rank, i, i % 2 ? 4 : 8, lo, hi));
   std::vector<std::pair<uint64_t, size_t>> order(out.size());
   for (size_t i = 0; i < out.size(); ++i) order[i] = {fnv1a(out[i].c.name + "/order"), i};
   std::sort(order.begin(), order.end());

@@ -1,6 +1,7 @@
 // TTLG's dataset for `xpose calibrate` (ranks 3-6; every permutation of ranks 3 and 4, an even
 // sample of ranks 5 and 6; extents equal, increasing, decreasing, peaked or valley; volumes
-// log-uniform between two sizes), and the shaped extents `xpose bench-single` uses too.
+// log-uniform between two sizes), cuTT-style random problems of ranks 7-12 (small random
+// extents, random permutations), and the shaped extents `xpose bench-single` uses too.
 // Deterministic: the same list on every machine.
 #pragma once
 
@@ -12,7 +13,7 @@
 
 namespace xpose_tool {
 
-enum class Shape { Equal, Increasing, Decreasing, Peaked, Valley };
+enum class Shape { Equal, Increasing, Decreasing, Peaked, Valley, Random };
 const char* shape_name(Shape s);
 
 // `rank` extents shaped as `shape` (largest/smallest up to ~10 at rank 6), each >= 2, whose
@@ -25,7 +26,8 @@ struct CalibrationCase {
   Case c;              // name: "r4-p3102-valley-8B-a" style, unique
   size_t elem = 8;
   Shape shape = Shape::Equal;
-  int fold = 0;        // 0..4 by a hash of the name: fold 0 is held out of the fit
+  int fold = 0;        // 0..4 by a hash of the name: fold 0 is held out of the fit; -1: a
+                       // bench suite's case, timed for the plan-choice report only
 };
 
 // The dataset, in a seeded shuffled order (any prefix is an even sample of the whole), with
