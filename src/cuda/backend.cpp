@@ -9,10 +9,12 @@
 // the list.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 
 #include "core/backend.hpp"
 #include "core/status.hpp"
+#include "cuda/host_plan.hpp"
 #include "cuda/planner.hpp"
 #include "cuda/probe.hpp"
 #include "cuda/runtime.hpp"
@@ -70,6 +72,21 @@ class CudaPlan final : public BackendPlan {
 
   // The prediction for aligned pointers (the first view), which the planner ranked.
   double predicted_seconds() const override { return views_.front().spec.choice.predicted; }
+
+  // Each view, in the order execute tries them (host_plan.hpp).
+  std::vector<std::string> views() const {
+    std::vector<std::string> out;
+    for (const View& v : views_) {
+      const Choice& c = v.spec.choice;
+      char tile[96];
+      std::snprintf(tile, sizeof tile, " (a=%d:%lld c=%d:%lld, %.6g us)", c.a,
+                    static_cast<long long>(c.ta), c.c, static_cast<long long>(c.tc),
+                    c.predicted * 1e6);
+      out.push_back("align " + std::to_string(v.align) + ": " + v.summary + tile + " on " +
+                    v.problem.to_string());
+    }
+    return out;
+  }
 
   std::string describe() const override {
     const View& v0 = views_.front();
@@ -206,10 +223,9 @@ xpose_status_t find_device(int ordinal, const DeviceInfo** dev) {
               : fail(XPOSE_ERROR_DEVICE, "CUDA device " + std::to_string(ordinal) + ": " + why);
 }
 
-xpose_status_t plan_all(const Problem& p, const xpose_options_t& o, const std::string& schema,
-                        Planned* out) {
-  const DeviceInfo* dev = nullptr;
-  XPOSE_TRY(find_device(o.device, &dev));
+// Every view of `p` planned on `dev` (no CUDA call unless measuring).
+xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_options_t& o,
+                          const std::string& schema, Planned* out) {
   out->dev = dev;
   std::string why;
   SchemaRequest req;
@@ -247,12 +263,27 @@ xpose_status_t plan_all(const Problem& p, const xpose_options_t& o, const std::s
   return XPOSE_SUCCESS;
 }
 
+xpose_status_t plan_all(const Problem& p, const xpose_options_t& o, const std::string& schema,
+                        Planned* out) {
+  const DeviceInfo* dev = nullptr;
+  XPOSE_TRY(find_device(o.device, &dev));
+  return plan_views(p, dev, o, schema, out);
+}
+
 }  // namespace
 
 xpose_status_t cuda_make_plan(const Problem& p, const xpose_options_t& options,
                               const std::string& schema, BackendPlanPtr* plan) {
+  const DeviceInfo* dev = nullptr;
+  XPOSE_TRY(find_device(options.device, &dev));
+  return cuda_plan_on(p, *dev, options, schema, plan);
+}
+
+xpose_status_t cuda_plan_on(const Problem& p, const DeviceInfo& dev,
+                            const xpose_options_t& options, const std::string& schema,
+                            BackendPlanPtr* plan) {
   Planned planned;
-  XPOSE_TRY(plan_all(p, options, schema, &planned));
+  XPOSE_TRY(plan_views(p, &dev, options, schema, &planned));
   std::string notes;
   if (!planned.measured.empty()) {
     notes = "measured on scratch buffers:";
@@ -266,6 +297,12 @@ xpose_status_t cuda_make_plan(const Problem& p, const xpose_options_t& options,
   *plan = std::make_shared<const CudaPlan>(options.device, std::move(planned.views),
                                            std::move(notes));
   return XPOSE_SUCCESS;
+}
+
+std::vector<std::string> cuda_plan_views(const BackendPlan& plan) {
+  std::vector<std::string> out;
+  if (const auto* c = dynamic_cast<const CudaPlan*>(&plan)) out = c->views();
+  return out;
 }
 
 xpose_status_t cuda_candidates(const Problem& p, const xpose_options_t& options,
