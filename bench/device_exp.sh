@@ -13,7 +13,8 @@
 #             coefficients in $OUT/exp/sm_90.txt), then GPU suites planned by the new
 #             coefficients (XPOSE_MODEL_FILE) for comparison with the shipped ones
 #   ab        .carry/xpose-base (an older build, carried by hand) against .carry/xpose on
-#             sampled GPU suites, heuristic plans, same cases
+#             sampled GPU suites, heuristic plans, same cases; without xpose-base, .carry/xpose
+#             against itself with the environment AB_ENV (e.g. AB_ENV=XPOSE_CUDA_RING=1)
 # Usage (device): bash bench/device_exp.sh PHASE...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -88,8 +89,9 @@ for phase in "$@"; do
              "square --limit 6" "$r/rect3.txt --elem 4"; do
       set -- $s; n=$(basename "$1" .txt)
       for v in base new; do
-        b=$x; [ $v = base ] && b=.carry/xpose-base
-        timeout 60 $b bench "$@" --backend cuda --csv "$r/ab-$v-$n.csv" --quiet 2>/dev/null |
+        b=$x; e=(); [ $v = base ] && [ -x .carry/xpose-base ] && b=.carry/xpose-base
+        [ $v = new ] && [ ! -x .carry/xpose-base ] && e=(${AB_ENV:?no .carry/xpose-base: set AB_ENV})
+        timeout 60 env "${e[@]}" $b bench "$@" --backend cuda --csv "$r/ab-$v-$n.csv" --quiet 2>/dev/null |
           grep -E "^\| [a-z0-9]" | grep -v "suite" | sed "s/^/$v /" >> "$sum"
       done
     done
