@@ -34,7 +34,6 @@ struct View {
   size_t align = 1;  // both pointers must be multiples of this
   Problem problem;
   KernelSpec spec;
-  std::string summary;
 };
 
 bool is_rows(const KernelSpec& s) {
@@ -82,23 +81,23 @@ class CudaPlan final : public BackendPlan {
       std::snprintf(tile, sizeof tile, " (a=%d:%lld c=%d:%lld, %.6g us)", c.a,
                     static_cast<long long>(c.ta), c.c, static_cast<long long>(c.tc),
                     c.predicted * 1e6);
-      out.push_back("align " + std::to_string(v.align) + ": " + v.summary + tile + " on " +
-                    v.problem.to_string());
+      out.push_back("align " + std::to_string(v.align) + ": " + summarize(v.problem, c) + tile +
+                    " on " + v.problem.to_string());
     }
     return out;
   }
 
   std::string describe() const override {
     const View& v0 = views_.front();
-    std::string s = v0.summary + "\n";
+    std::string s = summarize(v0.problem, v0.spec.choice) + "\n";
     const DeviceInfo* dev = device_info(device_, nullptr);
     const double bytes = static_cast<double>(v0.problem.bytes());
     s += "predicted " + std::to_string(v0.spec.choice.predicted * 1e6) + " us on device " +
          std::to_string(device_) + " by " + process_models().status(dev ? dev->arch : 0, bytes) +
          "\n";
     for (const View& v : views_)
-      s += "pointers aligned to " + std::to_string(v.align) + " B: " + v.summary + " on " +
-           v.problem.to_string() + "\n";
+      s += "pointers aligned to " + std::to_string(v.align) + " B: " +
+           summarize(v.problem, v.spec.choice) + " on " + v.problem.to_string() + "\n";
     return s + notes_;
   }
 
@@ -174,14 +173,25 @@ xpose_status_t time_choices(const Problem& q, const DeviceInfo& dev,
 }
 
 // Plans one view: the model's best allowed choice (or, with `measure`, the fastest of the
-// model's best few on scratch buffers). Returns false when nothing is allowed.
+// model's best few on scratch buffers); `found` false when nothing is allowed. Only the primary
+// view (the first) ranks by the regression model: the fallbacks for less aligned pointers rank
+// by the analytic one, ~4 us less per view. `choices_out` (and `measured_out`), when given,
+// receive every candidate (and the measured times), the chosen one first.
 xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
-                         const SchemaRequest* req, bool measure, View* v, bool* found,
-                         std::vector<Choice>* choices_out, std::vector<double>* measured_out) {
+                         const SchemaRequest* req, bool measure, bool primary, View* v,
+                         bool* found, std::vector<Choice>* choices_out,
+                         std::vector<double>* measured_out) {
+  v->problem = q;
+  if (!measure && !choices_out) {  // the best candidate only: no list kept or ranked
+    Choice best;
+    *found = best_choice(q, dev, req, &best, primary);
+    if (!*found) return XPOSE_SUCCESS;
+    build_spec(q, best, &v->spec);
+    v->align = is_rows(v->spec) ? 1 : align;  // row kernels choose their width at execute time
+    return XPOSE_SUCCESS;
+  }
   std::vector<Choice> choices;
-  // Only the view whose choices are reported (the first) ranks by the regression model: the
-  // fallbacks for less aligned pointers rank by the analytic one, ~4 us less per view.
-  enumerate_choices(q, dev, req, &choices, choices_out != nullptr);
+  enumerate_choices(q, dev, req, &choices, primary);
   *found = !choices.empty();
   if (!*found) return XPOSE_SUCCESS;
   size_t best = 0;
@@ -193,10 +203,8 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
         static_cast<size_t>(std::min_element(secs.begin(), secs.end()) - secs.begin());
     if (secs[fastest] < secs[0] * (1.0 - kMeasureMargin)) best = fastest;
   }
-  v->problem = q;
   build_spec(q, choices[best], &v->spec);
-  v->align = is_rows(v->spec) ? 1 : align;  // row kernels choose their width at execute time
-  v->summary = summarize(q, choices[best]);
+  v->align = is_rows(v->spec) ? 1 : align;
   if (choices_out) {
     *choices_out = std::move(choices);
     std::swap((*choices_out)[0], (*choices_out)[best]);
@@ -223,9 +231,10 @@ xpose_status_t find_device(int ordinal, const DeviceInfo** dev) {
               : fail(XPOSE_ERROR_DEVICE, "CUDA device " + std::to_string(ordinal) + ": " + why);
 }
 
-// Every view of `p` planned on `dev` (no CUDA call unless measuring).
+// Every view of `p` planned on `dev` (no CUDA call unless measuring); `report`: the first
+// view's candidates are kept in out->choices (they are when measuring).
 xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_options_t& o,
-                          const std::string& schema, Planned* out) {
+                          const std::string& schema, bool report, Planned* out) {
   out->dev = dev;
   std::string why;
   SchemaRequest req;
@@ -233,33 +242,40 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, why);
   const SchemaRequest* forced = schema.empty() ? nullptr : &req;
   const bool measure = o.planning == XPOSE_PLAN_MEASURE;
+  report = report || measure;
+  // Views are planned in place (~3.3 KB each) and dropped when nothing fits. A plan lives in the
+  // plan cache, so its memory is what it costs to keep: fresh pages, faulted in once each; the
+  // vector holds no spare view.
+  std::vector<View>& views = out->views;
   Problem fused;
   size_t fused_align = 0;
   bool found = false;
-  if (fused_view(p, &fused, &fused_align)) {
-    View v;
-    XPOSE_TRY(plan_view(fused, fused_align, *dev, forced, measure, &v, &found, &out->choices,
-                        &out->measured));
-    if (found) {
+  const bool has_fused = fused_view(p, &fused, &fused_align);
+  views.reserve(has_fused ? 3 : 2);
+  if (has_fused) {
+    XPOSE_TRY(plan_view(fused, fused_align, *dev, forced, measure, true, &views.emplace_back(),
+                        &found, report ? &out->choices : nullptr, &out->measured));
+    if (found)
       out->first = fused;
-      out->views.push_back(std::move(v));
-    }
+    else
+      views.pop_back();
   }
-  if (out->views.empty() || !is_rows(out->views.back().spec)) {
-    View v;
-    const bool first = out->views.empty();
-    XPOSE_TRY(plan_view(p, p.elem_size, *dev, forced, measure && first, &v, &found,
-                        first ? &out->choices : nullptr, first ? &out->measured : nullptr));
+  if (views.empty() || !is_rows(views.back().spec)) {
+    const bool first = views.empty();
+    XPOSE_TRY(plan_view(p, p.elem_size, *dev, forced, measure && first, first,
+                        &views.emplace_back(), &found,
+                        first && report ? &out->choices : nullptr,
+                        first ? &out->measured : nullptr));
     if (!found) return fail(XPOSE_ERROR_INVALID_ARGUMENT, why_not(p, req));
     if (first) out->first = p;
-    out->views.push_back(std::move(v));
   }
   Problem bytes;
-  if (!is_rows(out->views.back().spec) && byte_view(p, &bytes)) {
-    View v;
-    XPOSE_TRY(plan_view(bytes, 1, *dev, nullptr, false, &v, &found, nullptr, nullptr));
-    if (found) out->views.push_back(std::move(v));
+  if (!is_rows(views.back().spec) && byte_view(p, &bytes)) {
+    XPOSE_TRY(plan_view(bytes, 1, *dev, nullptr, false, false, &views.emplace_back(), &found,
+                        nullptr, nullptr));
+    if (!found) views.pop_back();
   }
+  if (views.size() < views.capacity()) views.shrink_to_fit();
   return XPOSE_SUCCESS;
 }
 
@@ -267,7 +283,7 @@ xpose_status_t plan_all(const Problem& p, const xpose_options_t& o, const std::s
                         Planned* out) {
   const DeviceInfo* dev = nullptr;
   XPOSE_TRY(find_device(o.device, &dev));
-  return plan_views(p, dev, o, schema, out);
+  return plan_views(p, dev, o, schema, true, out);
 }
 
 }  // namespace
@@ -283,7 +299,7 @@ xpose_status_t cuda_plan_on(const Problem& p, const DeviceInfo& dev,
                             const xpose_options_t& options, const std::string& schema,
                             BackendPlanPtr* plan) {
   Planned planned;
-  XPOSE_TRY(plan_views(p, &dev, options, schema, &planned));
+  XPOSE_TRY(plan_views(p, &dev, options, schema, false, &planned));
   std::string notes;
   if (!planned.measured.empty()) {
     notes = "measured on scratch buffers:";

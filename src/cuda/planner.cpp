@@ -12,10 +12,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <numeric>
+#include <utility>
+
+#include "cuda/tile_shape.hpp"
 
 namespace xpose::detail {
 namespace {
+
+using namespace cuda_tile;
 
 // Tuning as data. Each value names what justifies it (docs/perf/cuda-h100.md).
 struct Tuning {
@@ -53,116 +57,15 @@ int log2_of(size_t v) {
   return l;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Fraction of the bytes moved for a run of `bytes` that are useful, counting whole units of
 // `unit` bytes (the start moving in steps of `step` bytes), with neighbours reusing a share
 // `merge` of the partial units through L2. H100 (docs/perf/cuda-h100.md): 64-byte output runs
 // ran at half the speed of 128-byte ones, so writes count 128-byte lines, reads 64 bytes.
 double run_efficiency(int64_t bytes, int64_t step, double unit, double merge) {
-  const double g = static_cast<double>(std::gcd(step > 0 ? step : 128, int64_t{128}));
+  const double g = static_cast<double>(gcd_pow2(128, step > 0 ? step : 128));
   const double units = std::max(std::ceil(bytes / unit), (bytes + unit - std::min(g, unit)) / unit);
   const double eff = bytes / (unit * units);
   return (eff + (1.0 - eff) * merge) * bytes / (bytes + kTune.run_overhead_bytes);
-}
-
-struct Geometry {
-  const Problem* p;
-  Extents s_in{}, s_out{};
-  int rank = 0;
-  int esize = 0;
-};
-
-Geometry geometry(const Problem& p) {
-  Geometry g;
-  g.p = &p;
-  g.rank = p.rank;
-  g.esize = static_cast<int>(p.elem_size);
-  int64_t s = 1;
-  for (int k = 0; k < p.rank; ++k) {
-    g.s_in[k] = s;
-    s *= p.extent[k];
-  }
-  g.s_out = p.output_strides();
-  return g;
-}
-
-// A tile: per input dimension its tile extent, plus the derived quantities of the model.
-struct Tile {
-  Extents t{};
-  int blocked[2] = {-1, -1};  // dims with 1 < t < e (slot 0: input side, slot 1: output side)
-  int n_dims = 0, n_grid = 0;
-  int64_t volume = 1, num_tiles = 1, in_span = 1, out_span = 1, in_run = 1, out_run = 1;
-  int64_t in_align = 128, out_align = 128;  // bytes: gcd of the spans' start offsets and 128
-  int64_t smem_elems = 0, pitch = 0;
-  bool overlap = false;
-};
-
-int64_t padded_pitch(int64_t run, int esize) {
-  // Odd pitch in 4-byte words (or in elements for >= 4 bytes): conflict-free column reads.
-  if (esize >= 4) return run % 2 == 0 ? run + 1 : run;
-  const int64_t per_word = 4 / esize;
-  int64_t pitch = ceil_div(run, per_word) * per_word;
-  if ((pitch / per_word) % 2 == 0) pitch += per_word;
-  return pitch;
-}
-
-// Tiles of more than kElemsPerThread * kTileThreadsSmall elements take blocks of more than
-// kTileThreadsSmall threads, one block per SM (big tiles, up to kMaxTileVolume elements and
-// kMaxTileSmemBytes per buffer). A forced thread count of kTileThreadsSmall or less (`big`
-// false) keeps the tile within what those threads cover.
-bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* tile,
-               bool big = true) {
-  const Problem& p = *g.p;
-  Tile& T = *tile;
-  for (int k = 0; k < g.rank; ++k) T.t[k] = 1;
-  for (int k = 0; k < a; ++k) T.t[k] = p.extent[k];
-  T.t[a] = std::max(T.t[a], ta);
-  for (int j = 0; j < c; ++j) T.t[p.perm[j]] = p.extent[p.perm[j]];
-  T.t[p.perm[c]] = std::max(T.t[p.perm[c]], tc);
-  bool in_run_dim[kMaxRank] = {};
-  for (int k = 0; k <= a; ++k) in_run_dim[k] = T.t[k] > 1;
-  for (int j = 0; j <= c; ++j) T.overlap |= in_run_dim[p.perm[j]] && T.t[p.perm[j]] > 1;
-  T.in_run = 1;
-  for (int k = 0; k <= a; ++k) T.in_run *= T.t[k];
-  T.out_run = 1;
-  for (int j = 0; j <= c; ++j) T.out_run *= T.t[p.perm[j]];
-  for (int k = 0; k < g.rank; ++k) {
-    if (T.t[k] > 1) {
-      ++T.n_dims;
-      T.volume *= T.t[k];
-      if (T.volume > (big ? kMaxTileVolume : kElemsPerThread * kTileThreadsSmall)) return false;
-    }
-    const int64_t nb = ceil_div(p.extent[k], T.t[k]);
-    if (nb > 1) ++T.n_grid;
-    T.num_tiles *= nb;
-  }
-  if (T.n_dims > kMaxTileDims) return false;
-  if (T.t[a] > 1 && T.t[a] < p.extent[a]) T.blocked[0] = a;
-  const int oc = p.perm[c];
-  if (oc != a && T.t[oc] > 1 && T.t[oc] < p.extent[oc]) T.blocked[1] = oc;
-  // Contiguous spans: whole dims in order, then the first partial one. Spans start at sums of
-  // the strides of the dims after them (and of tile steps of the partial one): their gcd with
-  // 128 is how well the spans sit on cache lines (odd extents: badly).
-  const auto spans = [&](const auto& dim_at, const Extents& stride, int64_t* span,
-                         int64_t* align) {
-    int j = 0;
-    for (; j < g.rank; ++j) {
-      *span *= T.t[dim_at(j)];
-      if (T.t[dim_at(j)] < p.extent[dim_at(j)]) break;
-    }
-    if (j < g.rank)
-      *align = std::gcd(*align, T.t[dim_at(j)] * stride[dim_at(j)] * g.esize);
-    for (int i = j + 1; i < g.rank; ++i)
-      *align = std::gcd(*align, stride[dim_at(i)] * g.esize);
-  };
-  spans([](int j) { return j; }, g.s_in, &T.in_span, &T.in_align);
-  spans([&](int j) { return p.perm[j]; }, g.s_out, &T.out_span, &T.out_align);
-  int64_t run = 1;
-  for (int k = 0; k <= a; ++k) run *= T.t[k];
-  T.pitch = padded_pitch(run, g.esize);
-  T.smem_elems = T.pitch * (T.volume / run);
-  return T.smem_elems * g.esize <= (big ? kMaxTileSmemBytes : 24 * 1024);
 }
 
 // One tile buffer, bytes, rounded to 16 (as build_tiled lays them out).
@@ -284,7 +187,7 @@ void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, int for
 // Alignment (bytes, gcd with 128) of the output rows' starts.
 int64_t row_align(const Geometry& g) {
   int64_t a = 128;
-  for (int k = 1; k < g.rank; ++k) a = std::gcd(a, g.s_out[k] * g.esize);
+  for (int k = 1; k < g.rank; ++k) a = gcd_pow2(a, g.s_out[k] * g.esize);
   return a;
 }
 
@@ -319,16 +222,25 @@ void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
               static_cast<double>(g.esize)};
 }
 
-// Run options (dim, tile extent) along an order of dims: for each target, the first dim where
-// the run reaches it, blocked evenly; plus whole-dimension runs.
-void run_options(const int64_t* ext, int rank, const std::vector<int64_t>& targets,
-                 bool whole_dims, std::vector<std::pair<int, int64_t>>* out) {
+// Run options (dim, tile extent) along an order of dims, in a fixed array: planning makes them
+// for every view of every plan, so no heap.
+constexpr int kRunTargets = 6;  // kTune.run_targets_bytes and run_targets_elems
+struct RunOptions {
+  int n = 0;
+  std::pair<int, int64_t> at[kRunTargets + kMaxRank];
+};
+
+// For each target, the first dim where the run reaches it, blocked evenly; plus whole-dimension
+// runs.
+void run_options(const int64_t* ext, int rank, const int64_t* targets, int n_targets,
+                 bool whole_dims, RunOptions* out) {
   const auto add = [&](int d, int64_t t) {
-    for (const auto& o : *out)
-      if (o.first == d && o.second == t) return;
-    out->push_back({d, t});
+    for (int i = 0; i < out->n; ++i)
+      if (out->at[i].first == d && out->at[i].second == t) return;
+    out->at[out->n++] = {d, t};
   };
-  for (const int64_t target : targets) {
+  for (int i = 0; i < n_targets; ++i) {
+    const int64_t target = targets[i];
     int64_t before = 1;
     int d = 0;
     while (d < rank - 1 && before * ext[d] < target) before *= ext[d++];
@@ -352,26 +264,37 @@ bool allowed(const SchemaRequest* req, Schema s) {
   return !req || req->mask == 0 || (req->mask & static_cast<unsigned>(s)) != 0;
 }
 
-void tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req,
-                   std::vector<Choice>* out, bool last_resort = false) {
+// Hands each tile candidate that `req` allows to sink(Choice&), input-run options outer,
+// output-run options inner (the order ties keep); returns how many.
+template <class Sink>
+int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req, Sink& sink,
+                  bool last_resort = false) {
   const Problem& p = *g.p;
-  std::vector<int64_t> in_targets, out_targets;
+  int64_t in_targets[kRunTargets], out_targets[kRunTargets];
+  int n_in = 0;
   for (const int64_t b : kTune.run_targets_bytes)
-    in_targets.push_back(std::max<int64_t>(1, b / g.esize));
-  for (const int64_t e : kTune.run_targets_elems) in_targets.push_back(e);
-  out_targets = in_targets;
+    in_targets[n_in++] = std::max<int64_t>(1, b / g.esize);
+  for (const int64_t e : kTune.run_targets_elems) in_targets[n_in++] = e;
+  int n_out = n_in;
+  std::copy(in_targets, in_targets + n_in, out_targets);
   const bool forced_in = req && req->in_run > 0, forced_out = req && req->out_run > 0;
-  if (forced_in) in_targets = {req->in_run};
-  if (forced_out) out_targets = {req->out_run};
-  if (last_resort) in_targets = out_targets = {1};  // one element a tile: always fits
+  if (forced_in) in_targets[0] = req->in_run, n_in = 1;
+  if (forced_out) out_targets[0] = req->out_run, n_out = 1;
+  if (last_resort) {  // one element a tile: always fits
+    in_targets[0] = out_targets[0] = 1;
+    n_in = n_out = 1;
+  }
   const bool big = !(req && req->threads > 0 && req->threads <= kTileThreadsSmall);
   int64_t out_ext[kMaxRank];
   for (int j = 0; j < p.rank; ++j) out_ext[j] = p.extent[p.perm[j]];
-  std::vector<std::pair<int, int64_t>> ins, outs;
-  run_options(p.extent.data(), p.rank, in_targets, !forced_in, &ins);
-  run_options(out_ext, p.rank, out_targets, !forced_out, &outs);
-  for (const auto& [a, ta] : ins) {
-    for (const auto& [c, tc] : outs) {
+  RunOptions ins, outs;
+  run_options(p.extent.data(), p.rank, in_targets, n_in, !forced_in, &ins);
+  run_options(out_ext, p.rank, out_targets, n_out, !forced_out, &outs);
+  int count = 0;
+  for (int i = 0; i < ins.n; ++i) {
+    const auto [a, ta] = ins.at[i];
+    for (int j = 0; j < outs.n; ++j) {
+      const auto [c, tc] = outs.at[j];
       Tile T;
       if (!make_tile(g, a, ta, c, tc, &T, big)) continue;
       Choice ch;
@@ -384,9 +307,35 @@ void tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
       cost_tiled(g, dev, T, req ? req->stages : 0, &ch);
       if (req) ch.band = req->band;
-      out->push_back(ch);
+      sink(ch);
+      ++count;
     }
   }
+  return count;
+}
+
+// Hands every candidate to sink(Choice&), analytic predictions, in the order ties rank.
+template <class Sink>
+void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req,
+                     Sink& sink) {
+  const Problem& p = *g.p;
+  if (p.is_copy()) {
+    Choice c;
+    c.schema = Schema::Copy;
+    if (allowed(req, c.schema)) {
+      cost_rows(g, dev, &c);
+      sink(c);
+    }
+    return;
+  }
+  if (p.perm[0] == 0 && allowed(req, Schema::Rows)) {
+    Choice c;
+    c.schema = Schema::Rows;
+    cost_rows(g, dev, &c);
+    sink(c);
+  }
+  if (tiled_choices(g, dev, req, sink) == 0 && (!req || (req->in_run == 0 && req->out_run == 0)))
+    tiled_choices(g, dev, req, sink, true);
 }
 
 }  // namespace
@@ -396,27 +345,10 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   out->clear();
   const Regression* model = use_regression ? process_models().find(dev.arch) : nullptr;
   const Geometry g = geometry(p);
-  if (p.is_copy()) {
-    Choice c;
-    c.schema = Schema::Copy;
-    if (allowed(req, c.schema)) {
-      cost_rows(g, dev, &c);
-      out->push_back(c);
-    }
-    apply_regression(model, out);
-    return;
-  }
-  if (p.perm[0] == 0 && allowed(req, Schema::Rows)) {
-    Choice c;
-    c.schema = Schema::Rows;
-    cost_rows(g, dev, &c);
-    out->push_back(c);
-  }
-  const size_t before = out->size();
-  tiled_choices(g, dev, req, out);
-  if (out->size() == before && (!req || (req->in_run == 0 && req->out_run == 0)))
-    tiled_choices(g, dev, req, out, true);
+  const auto push = [out](const Choice& c) { out->push_back(c); };
+  for_each_choice(g, dev, req, push);
   apply_regression(model, out);
+  if (p.is_copy()) return;
   std::stable_sort(out->begin(), out->end(),
                    [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
   // Very large tensors: the best tiled choice walked in V1BF bands too, ranked just behind it
@@ -428,6 +360,25 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
     b.predicted *= 1.001;
     out->insert(out->begin() + 1, b);
   }
+}
+
+bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
+                 Choice* best, bool use_regression) {
+  // The model apply_regression would apply to these candidates (their tensor size is p's).
+  const Regression* model = use_regression ? process_models().find(dev.arch) : nullptr;
+  if (model && !model->covers(static_cast<double>(p.bytes()))) model = nullptr;
+  bool found = false;
+  // The first of the lowest prediction: what enumerate_choices' stable sort puts first.
+  const auto keep = [&](Choice& c) {
+    if (model) {
+      c.predicted = model->predict(c);
+      c.model = model;
+    }
+    if (!found || c.predicted < best->predicted) *best = c;
+    found = true;
+  };
+  for_each_choice(geometry(p), dev, req, keep);
+  return found;
 }
 
 namespace {
@@ -547,10 +498,13 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   spec->choice = c;
   spec->log2_elem = log2_of(p.elem_size);
   spec->smem_bytes = 0;
-  if (c.schema == Schema::Copy || c.schema == Schema::Rows)
+  if (c.schema == Schema::Copy || c.schema == Schema::Rows) {
+    spec->rows = RowParams{};  // the union's member in use from here on
     build_rows(p, &spec->rows);
-  else
+  } else {
+    spec->tiled = TiledParams{};
     build_tiled(p, c, spec);
+  }
 }
 
 std::string summarize(const Problem& p, const Choice& c) {

@@ -62,13 +62,22 @@ struct Choice {
 void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
                        std::vector<Choice>* out, bool use_regression = true);
 
+// The first of enumerate_choices(p, dev, req, &all, use_regression), found without keeping or
+// ranking the others (heuristic planning wants only it): false when there is no candidate.
+bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req, Choice* best,
+                 bool use_regression = true);
+
 // The parameters of a choice, ready to launch.
 struct KernelSpec {
+  KernelSpec() : tiled{} {}
   Choice choice;
   int log2_elem = 0;
   unsigned smem_bytes = 0;
-  TiledParams tiled;  // tiled kernels
-  RowParams rows;     // Copy, Rows
+  // The block of the choice's kernel only (a plan keeps one spec per view: ~1.3 KB less each).
+  union {
+    TiledParams tiled;  // tiled kernels
+    RowParams rows;     // Copy, Rows
+  };
 };
 void build_spec(const Problem& p, const Choice& c, KernelSpec* spec);
 
