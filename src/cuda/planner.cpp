@@ -51,6 +51,12 @@ struct Tuning {
 };
 constexpr Tuning kTune{};
 
+constexpr bool is_pow2(double v) {
+  return v >= 1 && v == static_cast<double>(static_cast<int64_t>(v)) &&
+         (static_cast<int64_t>(v) & (static_cast<int64_t>(v) - 1)) == 0;
+}
+static_assert(is_pow2(kTune.read_unit) && is_pow2(kTune.write_unit), "run_efficiency scales");
+
 int log2_of(size_t v) {
   int l = 0;
   while ((size_t{1} << l) < v) ++l;
@@ -61,9 +67,13 @@ int log2_of(size_t v) {
 // `unit` bytes (the start moving in steps of `step` bytes), with neighbours reusing a share
 // `merge` of the partial units through L2. H100 (docs/perf/cuda-h100.md): 64-byte output runs
 // ran at half the speed of 128-byte ones, so writes count 128-byte lines, reads 64 bytes.
+// Units are powers of two (is_pow2 above), so scaling by 1 / unit is exactly dividing by it,
+// without two divisions on this per-candidate path.
 double run_efficiency(int64_t bytes, int64_t step, double unit, double merge) {
+  const double per_unit = 1.0 / unit;
   const double g = static_cast<double>(gcd_pow2(128, step > 0 ? step : 128));
-  const double units = std::max(std::ceil(bytes / unit), (bytes + unit - std::min(g, unit)) / unit);
+  const double units =
+      std::max(std::ceil(bytes * per_unit), (bytes + unit - std::min(g, unit)) * per_unit);
   const double eff = bytes / (unit * units);
   return (eff + (1.0 - eff) * merge) * bytes / (bytes + kTune.run_overhead_bytes);
 }
@@ -291,11 +301,11 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   run_options(p.extent.data(), p.rank, in_targets, n_in, !forced_in, &ins);
   run_options(out_ext, p.rank, out_targets, n_out, !forced_out, &outs);
   int count = 0;
+  Tile T;
   for (int i = 0; i < ins.n; ++i) {
     const auto [a, ta] = ins.at[i];
     for (int j = 0; j < outs.n; ++j) {
       const auto [c, tc] = outs.at[j];
-      Tile T;
       if (!make_tile(g, a, ta, c, tc, &T, big)) continue;
       Choice ch;
       ch.schema = classify(p, T);

@@ -22,33 +22,40 @@ int64_t padded_pitch(int64_t run, int esize) {
 bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* tile, bool big) {
   const Problem& p = *g.p;
   Tile& T = *tile;
-  for (int k = 0; k < g.rank; ++k) T.t[k] = 1;
-  for (int k = 0; k < a; ++k) T.t[k] = p.extent[k];
-  T.t[a] = std::max(T.t[a], ta);
-  for (int j = 0; j < c; ++j) T.t[p.perm[j]] = p.extent[p.perm[j]];
-  T.t[p.perm[c]] = std::max(T.t[p.perm[c]], tc);
-  bool in_run_dim[kMaxRank] = {};
-  for (int k = 0; k <= a; ++k) in_run_dim[k] = T.t[k] > 1;
-  for (int j = 0; j <= c; ++j) T.overlap |= in_run_dim[p.perm[j]] && T.t[p.perm[j]] > 1;
-  T.in_run = 1;
-  for (int k = 0; k <= a; ++k) T.in_run *= T.t[k];
-  T.out_run = 1;
-  for (int j = 0; j <= c; ++j) T.out_run *= T.t[p.perm[j]];
+  // One pass over the dims: the tile extent is the larger of the two runs' (input dims 0..a-1
+  // and output dims 0..c-1 whole, dim a by ta, output dim c by tc, 1 elsewhere), and everything
+  // that is a product or a count over dims. Locals, not T's fields, so they stay in registers;
+  // only the (at most two) blocked dims need a division.
+  const int64_t max_volume = big ? kMaxTileVolume : kElemsPerThread * kTileThreadsSmall;
+  int64_t volume = 1, num_tiles = 1, in_run = 1, out_run = 1;
+  int n_dims = 0, n_grid = 0;
+  bool overlap = false;
   for (int k = 0; k < g.rank; ++k) {
-    int64_t nb = p.extent[k];
-    if (T.t[k] > 1) {
-      ++T.n_dims;
-      T.volume *= T.t[k];
-      if (T.volume > (big ? kMaxTileVolume : kElemsPerThread * kTileThreadsSmall)) return false;
-      nb = ceil_div(nb, T.t[k]);
+    const int64_t e = p.extent[k];
+    const int j = g.out_pos[k];
+    const int64_t t = std::max(k < a ? e : k == a ? std::max<int64_t>(ta, 1) : 1,
+                               j < c ? e : j == c ? tc : 1);
+    T.t[k] = t;
+    if (k <= a) in_run *= t;
+    if (j <= c) out_run *= t;
+    int64_t nb = e;
+    if (t > 1) {
+      overlap = overlap || (k <= a && j <= c);
+      ++n_dims;
+      volume *= t;
+      if (volume > max_volume) return false;
+      nb = t == e ? 1 : ceil_div(e, t);
     }
-    if (nb > 1) ++T.n_grid;
-    T.num_tiles *= nb;
+    n_grid += nb > 1;
+    num_tiles *= nb;
   }
-  if (T.n_dims > kMaxTileDims) return false;
-  if (T.t[a] > 1 && T.t[a] < p.extent[a]) T.blocked[0] = a;
+  if (n_dims > kMaxTileDims) return false;
+  T.volume = volume, T.num_tiles = num_tiles, T.in_run = in_run, T.out_run = out_run;
+  T.n_dims = n_dims, T.n_grid = n_grid;
+  T.overlap = overlap;
+  T.blocked[0] = T.t[a] > 1 && T.t[a] < p.extent[a] ? a : -1;
   const int oc = p.perm[c];
-  if (oc != a && T.t[oc] > 1 && T.t[oc] < p.extent[oc]) T.blocked[1] = oc;
+  T.blocked[1] = oc != a && T.t[oc] > 1 && T.t[oc] < p.extent[oc] ? oc : -1;
   // Contiguous spans: whole dims in order, then the first partial one. Spans start at sums of
   // the strides of the dims after them (and of tile steps of the partial one): their gcd with
   // 128 is how well the spans sit on cache lines (odd extents: badly).
@@ -63,6 +70,8 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
       *align = gcd_pow2(gcd_pow2(*align, T.t[dim_at(j)] * stride[dim_at(j)] * g.esize),
                         tail_align[j + 1]);
   };
+  T.in_span = T.out_span = 1;
+  T.in_align = T.out_align = 128;
   spans([](int j) { return j; }, g.s_in, g.in_tail_align, &T.in_span, &T.in_align);
   spans([&](int j) { return p.perm[j]; }, g.s_out, g.out_tail_align, &T.out_span, &T.out_align);
   T.pitch = padded_pitch(T.in_run, g.esize);
@@ -81,6 +90,7 @@ Geometry geometry(const Problem& p) {
     s *= p.extent[k];
   }
   g.s_out = p.output_strides();
+  for (int j = 0; j < p.rank; ++j) g.out_pos[p.perm[j]] = j;
   g.in_tail_align[p.rank] = g.out_tail_align[p.rank] = 128;
   for (int j = p.rank - 1; j >= 0; --j) {
     g.in_tail_align[j] = gcd_pow2(g.in_tail_align[j + 1], g.s_in[j] * g.esize);

@@ -24,6 +24,7 @@ struct Geometry {
   Extents s_in{}, s_out{};
   int rank = 0;
   int esize = 0;
+  int out_pos[kMaxRank];  // input dim k is output dim out_pos[k]
   // gcd(128, byte strides of the dims from j on), input order and output order (j = 0..rank):
   // what the start of a span that ends before dim j is aligned to, whatever the tile.
   int64_t in_tail_align[kMaxRank + 1], out_tail_align[kMaxRank + 1];
@@ -32,6 +33,7 @@ struct Geometry {
 Geometry geometry(const Problem& p);
 
 // A tile: per input dimension its tile extent, plus the derived quantities of the model.
+// make_tile sets every field (planning reuses one Tile for all candidates).
 struct Tile {
   Extents t{};
   int blocked[2] = {-1, -1};  // dims with 1 < t < e (slot 0: input side, slot 1: output side)
