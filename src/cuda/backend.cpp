@@ -9,7 +9,9 @@
 // the list.
 #include <algorithm>
 #include <cstdint>
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "core/backend.hpp"
@@ -30,80 +32,152 @@ constexpr int kMeasureTop = 4;
 constexpr int kMeasureReps = 7;
 constexpr double kMeasureMargin = 0.02;
 
+// Which view of the plan's problem: fused_view's, the problem as given, byte_view's.
+enum class ViewKind { Fused, Given, Bytes };
+
 struct View {
   size_t align = 1;  // both pointers must be multiples of this
+  ViewKind kind = ViewKind::Given;
   Problem problem;
   KernelSpec spec;
 };
 
-bool is_rows(const KernelSpec& s) {
-  return s.choice.schema == Schema::Copy || s.choice.schema == Schema::Rows;
+bool is_rows(const Choice& c) { return c.schema == Schema::Copy || c.schema == Schema::Rows; }
+bool is_rows(const KernelSpec& s) { return is_rows(s.choice); }
+
+// Launches the kernel of choice `c` with its parameter block (`rows` or `tiled`, by schema).
+xpose_status_t launch(const Choice& c, int log2_elem, unsigned smem_bytes,
+                      const TiledParams& tiled, const RowParams& rows, const void* in, void* out,
+                      void* stream) {
+  if (is_rows(c)) {
+    const uint64_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) |
+                          static_cast<uint64_t>(rows.row_bytes);
+    int w = 4;
+    while (w > 0 && (bits & ((uint64_t{1} << w) - 1)) != 0) --w;
+    return launch_rows(rows, w, in, out, stream, c.grid);
+  }
+  return launch_tiled(tiled, log2_elem, in, out, stream, c.grid,
+                      static_cast<unsigned>(c.threads), smem_bytes);
 }
 
 xpose_status_t launch_view(const View& v, const void* in, void* out, void* stream) {
   const KernelSpec& s = v.spec;
-  if (is_rows(s)) {
-    const uint64_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) |
-                          static_cast<uint64_t>(s.rows.row_bytes);
-    int w = 4;
-    while (w > 0 && (bits & ((uint64_t{1} << w) - 1)) != 0) --w;
-    return launch_rows(s.rows, w, in, out, stream, s.choice.grid);
-  }
-  return launch_tiled(s.tiled, s.log2_elem, in, out, stream, s.choice.grid,
-                      static_cast<unsigned>(s.choice.threads), s.smem_bytes);
+  return launch(s.choice, s.log2_elem, s.smem_bytes, s.tiled, s.rows, in, out, stream);
 }
+
+// A parameter block as a plan keeps it: cut after its last grid (row) dimension in use, since
+// what follows is what build_spec leaves there (a value-initialized block). A rank-8 tiled view
+// keeps ~1.3 of its 2.6 KB. Plans live in the plan cache, where their size is what keeping them
+// costs (fresh pages, a fault each). The dims arrays are last (asserted), so a cut block holds
+// every scalar member.
+static_assert(offsetof(TiledParams, grid) + sizeof(TiledParams::grid) == sizeof(TiledParams));
+static_assert(offsetof(RowParams, dim) + sizeof(RowParams::dim) == sizeof(RowParams));
+
+size_t kept_size(const KernelSpec& s) {
+  return is_rows(s) ? offsetof(RowParams, dim) + s.rows.n_dims * sizeof(RowDim)
+                    : offsetof(TiledParams, grid) + s.tiled.n_grid * sizeof(GridDim);
+}
+
+// A view as a plan keeps it: what execute and describe need, its block in the plan's `blocks`.
+struct KeptView {
+  size_t align = 1;
+  ViewKind kind = ViewKind::Given;
+  Choice choice;
+  int log2_elem = 0;
+  unsigned smem_bytes = 0;
+  size_t offset = 0, size = 0;  // of the parameter block
+};
+
+// The problem of a view of `p` (describe() re-derives them; the plan keeps only `p`).
+Problem view_problem(const Problem& p, ViewKind kind);
 
 class CudaPlan final : public BackendPlan {
  public:
-  CudaPlan(int device, std::vector<View> views, std::string notes)
-      : device_(device), views_(std::move(views)), notes_(std::move(notes)) {}
+  CudaPlan(int device, const Problem& p, const std::vector<View>& views, std::string notes)
+      : device_(device), problem_(p), notes_(std::move(notes)) {
+    size_t bytes = 0;
+    for (const View& v : views) bytes += kept_size(v.spec);
+    blocks_.reset(new unsigned char[bytes]);
+    size_t offset = 0;
+    for (const View& v : views) {
+      KeptView& k = views_[n_views_++];
+      k.align = v.align;
+      k.kind = v.kind;
+      k.choice = v.spec.choice;
+      k.log2_elem = v.spec.log2_elem;
+      k.smem_bytes = v.spec.smem_bytes;
+      k.offset = offset;
+      k.size = kept_size(v.spec);
+      const void* block = is_rows(v.spec) ? static_cast<const void*>(&v.spec.rows)
+                                          : static_cast<const void*>(&v.spec.tiled);
+      std::memcpy(blocks_.get() + offset, block, k.size);
+      offset += k.size;
+    }
+  }
 
   xpose_status_t execute(const void* in, void* out, void* stream) const override {
     DeviceGuard guard(device_);
     XPOSE_TRY(guard.status());
     const uintptr_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
-    for (const View& v : views_)
-      if (bits % v.align == 0) return launch_view(v, in, out, stream);
+    for (int i = 0; i < n_views_; ++i)
+      if (bits % views_[i].align == 0) return launch_kept(views_[i], in, out, stream);
     return fail(XPOSE_ERROR_UNSUPPORTED,
-                "in/out are not aligned to " + std::to_string(views_.back().align) +
+                "in/out are not aligned to " + std::to_string(views_[n_views_ - 1].align) +
                     " bytes and this rank-32 problem has no byte view");
   }
 
   // The prediction for aligned pointers (the first view), which the planner ranked.
-  double predicted_seconds() const override { return views_.front().spec.choice.predicted; }
+  double predicted_seconds() const override { return views_[0].choice.predicted; }
 
   // Each view, in the order execute tries them (host_plan.hpp).
   std::vector<std::string> views() const {
     std::vector<std::string> out;
-    for (const View& v : views_) {
-      const Choice& c = v.spec.choice;
+    for (int i = 0; i < n_views_; ++i) {
+      const KeptView& v = views_[i];
+      const Problem q = view_problem(problem_, v.kind);
+      const Choice& c = v.choice;
       char tile[96];
       std::snprintf(tile, sizeof tile, " (a=%d:%lld c=%d:%lld, %.6g us)", c.a,
                     static_cast<long long>(c.ta), c.c, static_cast<long long>(c.tc),
                     c.predicted * 1e6);
-      out.push_back("align " + std::to_string(v.align) + ": " + summarize(v.problem, c) + tile +
-                    " on " + v.problem.to_string());
+      out.push_back("align " + std::to_string(v.align) + ": " + summarize(q, c) + tile + " on " +
+                    q.to_string());
     }
     return out;
   }
 
   std::string describe() const override {
-    const View& v0 = views_.front();
-    std::string s = summarize(v0.problem, v0.spec.choice) + "\n";
+    const Problem q0 = view_problem(problem_, views_[0].kind);
+    std::string s = summarize(q0, views_[0].choice) + "\n";
     const DeviceInfo* dev = device_info(device_, nullptr);
-    const double bytes = static_cast<double>(v0.problem.bytes());
-    s += "predicted " + std::to_string(v0.spec.choice.predicted * 1e6) + " us on device " +
+    const double bytes = static_cast<double>(q0.bytes());
+    s += "predicted " + std::to_string(views_[0].choice.predicted * 1e6) + " us on device " +
          std::to_string(device_) + " by " + process_models().status(dev ? dev->arch : 0, bytes) +
          "\n";
-    for (const View& v : views_)
-      s += "pointers aligned to " + std::to_string(v.align) + " B: " +
-           summarize(v.problem, v.spec.choice) + " on " + v.problem.to_string() + "\n";
+    for (int i = 0; i < n_views_; ++i) {
+      const Problem q = view_problem(problem_, views_[i].kind);
+      s += "pointers aligned to " + std::to_string(views_[i].align) + " B: " +
+           summarize(q, views_[i].choice) + " on " + q.to_string() + "\n";
+    }
     return s + notes_;
   }
 
  private:
+  // The view's block, whole again (the cut-off part value-initialized, as build_spec left it),
+  // on the stack: a copy of at most 2.6 KB per launch.
+  xpose_status_t launch_kept(const KeptView& v, const void* in, void* out, void* stream) const {
+    TiledParams tiled{};
+    RowParams rows{};
+    std::memcpy(is_rows(v.choice) ? static_cast<void*>(&rows) : static_cast<void*>(&tiled),
+                blocks_.get() + v.offset, v.size);
+    return launch(v.choice, v.log2_elem, v.smem_bytes, tiled, rows, in, out, stream);
+  }
+
   int device_;
-  std::vector<View> views_;
+  Problem problem_;
+  int n_views_ = 0;
+  KeptView views_[3];
+  std::unique_ptr<unsigned char[]> blocks_;
   std::string notes_;
 };
 
@@ -134,6 +208,14 @@ bool byte_view(const Problem& p, Problem* q) {
     perm[k + 1] = p.rank == 0 ? 1 : p.perm[k] + 1;
   }
   return make_problem(std::max(p.rank, 1) + 1, e, perm, 1, XPOSE_COL_MAJOR, q) == XPOSE_SUCCESS;
+}
+
+Problem view_problem(const Problem& p, ViewKind kind) {
+  Problem q = p;
+  size_t align = 0;
+  if (kind == ViewKind::Fused) fused_view(p, &q, &align);
+  if (kind == ViewKind::Bytes) byte_view(p, &q);
+  return q;
 }
 
 std::string why_not(const Problem& p, const SchemaRequest& req) {
@@ -243,18 +325,17 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
   const SchemaRequest* forced = schema.empty() ? nullptr : &req;
   const bool measure = o.planning == XPOSE_PLAN_MEASURE;
   report = report || measure;
-  // Views are planned in place (~3.3 KB each) and dropped when nothing fits. A plan lives in the
-  // plan cache, so its memory is what it costs to keep: fresh pages, faulted in once each; the
-  // vector holds no spare view.
+  // Views are planned in place (~3.3 KB each: no copies) and dropped when nothing fits.
   std::vector<View>& views = out->views;
+  views.reserve(3);
   Problem fused;
   size_t fused_align = 0;
   bool found = false;
-  const bool has_fused = fused_view(p, &fused, &fused_align);
-  views.reserve(has_fused ? 3 : 2);
-  if (has_fused) {
-    XPOSE_TRY(plan_view(fused, fused_align, *dev, forced, measure, true, &views.emplace_back(),
-                        &found, report ? &out->choices : nullptr, &out->measured));
+  if (fused_view(p, &fused, &fused_align)) {
+    View& v = views.emplace_back();
+    v.kind = ViewKind::Fused;
+    XPOSE_TRY(plan_view(fused, fused_align, *dev, forced, measure, true, &v, &found,
+                        report ? &out->choices : nullptr, &out->measured));
     if (found)
       out->first = fused;
     else
@@ -262,8 +343,9 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
   }
   if (views.empty() || !is_rows(views.back().spec)) {
     const bool first = views.empty();
-    XPOSE_TRY(plan_view(p, p.elem_size, *dev, forced, measure && first, first,
-                        &views.emplace_back(), &found,
+    View& v = views.emplace_back();
+    v.kind = ViewKind::Given;
+    XPOSE_TRY(plan_view(p, p.elem_size, *dev, forced, measure && first, first, &v, &found,
                         first && report ? &out->choices : nullptr,
                         first ? &out->measured : nullptr));
     if (!found) return fail(XPOSE_ERROR_INVALID_ARGUMENT, why_not(p, req));
@@ -271,11 +353,11 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
   }
   Problem bytes;
   if (!is_rows(views.back().spec) && byte_view(p, &bytes)) {
-    XPOSE_TRY(plan_view(bytes, 1, *dev, nullptr, false, false, &views.emplace_back(), &found,
-                        nullptr, nullptr));
+    View& v = views.emplace_back();
+    v.kind = ViewKind::Bytes;
+    XPOSE_TRY(plan_view(bytes, 1, *dev, nullptr, false, false, &v, &found, nullptr, nullptr));
     if (!found) views.pop_back();
   }
-  if (views.size() < views.capacity()) views.shrink_to_fit();
   return XPOSE_SUCCESS;
 }
 
@@ -310,8 +392,7 @@ xpose_status_t cuda_plan_on(const Problem& p, const DeviceInfo& dev,
     }
     notes += "\n";
   }
-  *plan = std::make_shared<const CudaPlan>(options.device, std::move(planned.views),
-                                           std::move(notes));
+  *plan = std::make_shared<const CudaPlan>(options.device, p, planned.views, std::move(notes));
   return XPOSE_SUCCESS;
 }
 
