@@ -5,10 +5,12 @@
 // timing is only printed (CI is a loaded 2-core machine), with a bound that only a gross
 // regression breaks.
 //
-// The choice check: the views of every plan of a fixed corpus (those 400 problems and 300
-// random ones of ranks 1-12, extents 1-40, elements of 1-16 bytes, a fixed seed) are written to
-// the file XPOSE_PLAN_VIEWS names, one line per plan, so that a change meant to leave every
-// choice alone can be checked with a diff of the files before and after it.
+// The choice check: every view of every plan of a fixed corpus (those 400 problems and 300
+// random ones of ranks 1-12, extents 1-40, elements of 1-16 bytes, a fixed seed) holds the first
+// candidate of the full ranking (enumerate_choices, the regression for the first view only) and
+// build_spec's parameter block for it, as execute rebuilds it from the plan. The views are also
+// written to the file XPOSE_PLAN_VIEWS names, one line per plan, so that a change meant to leave
+// every choice alone can be checked against a build from before it with a diff.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -121,7 +123,46 @@ TEST(CudaPlanSpeed, Rank8HostPlanCreation) {
   EXPECT_LT(median, 2000.0);
 }
 
-TEST(CudaPlanSpeed, CorpusViews) {
+// Every field of a kernel spec's block in use (rows or tiled), arrays whole.
+std::string block_fields(const KernelSpec& s) {
+  std::string f;
+  const auto num = [&](long long v) { f += std::to_string(v) + ","; };
+  const auto div32 = [&](const FastDiv32& d) { num(d.d), num(d.m), num(d.s); };
+  const auto div64 = [&](const FastDiv64& d) {
+    num(static_cast<long long>(d.d)), num(static_cast<long long>(d.m)), num(d.s);
+  };
+  num(s.log2_elem), num(s.smem_bytes);
+  if (s.choice.schema == Schema::Copy || s.choice.schema == Schema::Rows) {
+    const RowParams& r = s.rows;
+    num(r.row_bytes), num(r.items), div64(r.chunks), num(r.n_dims);
+    for (const RowDim& d : r.dim) div64(d.extent), num(d.in_stride), num(d.out_stride);
+    return f;
+  }
+  const TiledParams& t = s.tiled;
+  num(t.n_in), num(t.n_out), num(t.n_grid), num(t.volume), num(t.wide), num(t.buffer_elems);
+  num(t.stages), num(t.slot_tile[0]), num(t.slot_tile[1]), num(t.num_tiles);
+  div32(t.band_plane), div32(t.band_span), div32(t.band_w), div32(t.band_last);
+  num(t.band_last_start), num(t.band_g0);
+  for (const TileDim& d : t.in) div32(d.extent), num(d.smem_stride), num(d.slot), num(d.stride);
+  for (const TileDim& d : t.out) div32(d.extent), num(d.smem_stride), num(d.slot), num(d.stride);
+  for (const GridDim& d : t.grid) {
+    div64(d.count), num(d.in_step), num(d.out_step), num(d.extent), num(d.tile), num(d.slot);
+  }
+  return f;
+}
+
+// "align N: SUMMARY (a=A:TA c=C:TC, PREDICTED us) on PROBLEM".
+std::string describe_view(const PlanView& v) {
+  const Choice& c = v.spec.choice;
+  char tile[96];
+  std::snprintf(tile, sizeof tile, " (a=%d:%lld c=%d:%lld, %.6g us)", c.a,
+                static_cast<long long>(c.ta), c.c, static_cast<long long>(c.tc),
+                c.predicted * 1e6);
+  return "align " + std::to_string(v.align) + ": " + summarize(v.problem, c) + tile + " on " +
+         v.problem.to_string();
+}
+
+TEST(CudaPlanSpeed, CorpusViewsHoldTheRankingsFirst) {
   const DeviceInfo dev = xpose_test::fake_h100();
   const xpose_options_t o = heuristic();
   std::vector<Request> reqs = rank8_requests();
@@ -129,29 +170,45 @@ TEST(CudaPlanSpeed, CorpusViews) {
   const char* path = std::getenv("XPOSE_PLAN_VIEWS");
   std::ofstream file;
   if (path && *path) file.open(path);
-  int planned = 0;
+  int planned = 0, views = 0;
   for (const Request& r : reqs) {
-    BackendPlanPtr p;
     Problem q;
     ASSERT_EQ(make_problem(static_cast<int>(r.ext.size()), r.ext.data(), r.perm.data(), r.elem,
                            XPOSE_COL_MAJOR, &q),
               XPOSE_SUCCESS);
     if (q.volume == 0) continue;
+    BackendPlanPtr p;
     ASSERT_EQ(cuda_plan_on(q, dev, o, "", &p), XPOSE_SUCCESS) << q.to_string();
-    const std::vector<std::string> views = cuda_plan_views(*p);
-    ASSERT_FALSE(views.empty()) << q.to_string();
+    const std::vector<PlanView> plan_views = cuda_plan_views(*p);
+    ASSERT_FALSE(plan_views.empty()) << q.to_string();
     // The last view takes any pointer: bytes, or a row kernel (which picks its own width).
-    const std::string& last = views.back();
-    EXPECT_TRUE(last.rfind("align 1:", 0) == 0) << last;
-    ++planned;
-    if (file.is_open()) {
-      file << q.to_string();
-      for (const std::string& v : views) file << " | " << v;
-      file << "\n";
+    EXPECT_EQ(plan_views.back().align, 1u) << q.to_string();
+    if (file.is_open()) file << q.to_string();
+    for (size_t i = 0; i < plan_views.size(); ++i) {
+      const PlanView& v = plan_views[i];
+      SCOPED_TRACE(q.to_string() + ", view " + describe_view(v));
+      std::vector<Choice> ranked;
+      enumerate_choices(v.problem, dev, nullptr, &ranked, i == 0);
+      ASSERT_FALSE(ranked.empty());
+      const Choice& c = v.spec.choice;
+      EXPECT_EQ(summarize(v.problem, c), summarize(v.problem, ranked[0]));
+      EXPECT_EQ(c.a, ranked[0].a);
+      EXPECT_EQ(c.ta, ranked[0].ta);
+      EXPECT_EQ(c.c, ranked[0].c);
+      EXPECT_EQ(c.tc, ranked[0].tc);
+      EXPECT_EQ(c.predicted, ranked[0].predicted);
+      EXPECT_EQ(c.model, ranked[0].model);
+      KernelSpec ref;
+      build_spec(v.problem, ranked[0], &ref);
+      EXPECT_EQ(block_fields(v.spec), block_fields(ref));
+      if (file.is_open()) file << " | " << describe_view(v);
+      ++views;
     }
+    if (file.is_open()) file << "\n";
+    ++planned;
   }
-  std::printf("planned %d problems%s%s\n", planned, path && *path ? ", views written to " : "",
-              path && *path ? path : "");
+  std::printf("planned %d problems (%d views)%s%s\n", planned, views,
+              path && *path ? ", views written to " : "", path && *path ? path : "");
 }
 
 #endif  // XPOSE_HAVE_CUDA

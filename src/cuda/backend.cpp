@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -45,24 +44,16 @@ struct View {
 bool is_rows(const Choice& c) { return c.schema == Schema::Copy || c.schema == Schema::Rows; }
 bool is_rows(const KernelSpec& s) { return is_rows(s.choice); }
 
-// Launches the kernel of choice `c` with its parameter block (`rows` or `tiled`, by schema).
-xpose_status_t launch(const Choice& c, int log2_elem, unsigned smem_bytes,
-                      const TiledParams& tiled, const RowParams& rows, const void* in, void* out,
-                      void* stream) {
-  if (is_rows(c)) {
+xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void* stream) {
+  if (is_rows(s)) {
     const uint64_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) |
-                          static_cast<uint64_t>(rows.row_bytes);
+                          static_cast<uint64_t>(s.rows.row_bytes);
     int w = 4;
     while (w > 0 && (bits & ((uint64_t{1} << w) - 1)) != 0) --w;
-    return launch_rows(rows, w, in, out, stream, c.grid);
+    return launch_rows(s.rows, w, in, out, stream, s.choice.grid);
   }
-  return launch_tiled(tiled, log2_elem, in, out, stream, c.grid,
-                      static_cast<unsigned>(c.threads), smem_bytes);
-}
-
-xpose_status_t launch_view(const View& v, const void* in, void* out, void* stream) {
-  const KernelSpec& s = v.spec;
-  return launch(s.choice, s.log2_elem, s.smem_bytes, s.tiled, s.rows, in, out, stream);
+  return launch_tiled(s.tiled, s.log2_elem, in, out, stream, s.choice.grid,
+                      static_cast<unsigned>(s.choice.threads), s.smem_bytes);
 }
 
 // A parameter block as a plan keeps it: cut after its last grid (row) dimension in use, since
@@ -120,7 +111,11 @@ class CudaPlan final : public BackendPlan {
     XPOSE_TRY(guard.status());
     const uintptr_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
     for (int i = 0; i < n_views_; ++i)
-      if (bits % views_[i].align == 0) return launch_kept(views_[i], in, out, stream);
+      if (bits % views_[i].align == 0) {
+        KernelSpec spec;
+        unpack(views_[i], &spec);
+        return launch_spec(spec, in, out, stream);
+      }
     return fail(XPOSE_ERROR_UNSUPPORTED,
                 "in/out are not aligned to " + std::to_string(views_[n_views_ - 1].align) +
                     " bytes and this rank-32 problem has no byte view");
@@ -130,18 +125,12 @@ class CudaPlan final : public BackendPlan {
   double predicted_seconds() const override { return views_[0].choice.predicted; }
 
   // Each view, in the order execute tries them (host_plan.hpp).
-  std::vector<std::string> views() const {
-    std::vector<std::string> out;
+  std::vector<PlanView> views() const {
+    std::vector<PlanView> out(n_views_);
     for (int i = 0; i < n_views_; ++i) {
-      const KeptView& v = views_[i];
-      const Problem q = view_problem(problem_, v.kind);
-      const Choice& c = v.choice;
-      char tile[96];
-      std::snprintf(tile, sizeof tile, " (a=%d:%lld c=%d:%lld, %.6g us)", c.a,
-                    static_cast<long long>(c.ta), c.c, static_cast<long long>(c.tc),
-                    c.predicted * 1e6);
-      out.push_back("align " + std::to_string(v.align) + ": " + summarize(q, c) + tile + " on " +
-                    q.to_string());
+      out[i].align = views_[i].align;
+      out[i].problem = view_problem(problem_, views_[i].kind);
+      unpack(views_[i], &out[i].spec);
     }
     return out;
   }
@@ -163,14 +152,21 @@ class CudaPlan final : public BackendPlan {
   }
 
  private:
-  // The view's block, whole again (the cut-off part value-initialized, as build_spec left it),
-  // on the stack: a copy of at most 2.6 KB per launch.
-  xpose_status_t launch_kept(const KeptView& v, const void* in, void* out, void* stream) const {
-    TiledParams tiled{};
-    RowParams rows{};
-    std::memcpy(is_rows(v.choice) ? static_cast<void*>(&rows) : static_cast<void*>(&tiled),
-                blocks_.get() + v.offset, v.size);
-    return launch(v.choice, v.log2_elem, v.smem_bytes, tiled, rows, in, out, stream);
+  // The view's kernel spec, its block whole again (the cut-off part value-initialized, as
+  // build_spec left it): on the stack at execute, a copy of at most 2.6 KB.
+  void unpack(const KeptView& v, KernelSpec* s) const {
+    s->choice = v.choice;
+    s->log2_elem = v.log2_elem;
+    s->smem_bytes = v.smem_bytes;
+    void* block;
+    if (is_rows(v.choice)) {
+      s->rows = RowParams{};
+      block = &s->rows;
+    } else {
+      s->tiled = TiledParams{};
+      block = &s->tiled;
+    }
+    std::memcpy(block, blocks_.get() + v.offset, v.size);
   }
 
   int device_;
@@ -248,7 +244,7 @@ xpose_status_t time_choices(const Problem& q, const DeviceInfo& dev,
     trial[i].problem = q;
     build_spec(q, choices[i], &trial[i].spec);
     runs.push_back([&trial, i](const void* in, void* out, void* stream) {
-      return launch_view(trial[i], in, out, stream);
+      return launch_spec(trial[i].spec, in, out, stream);
     });
   }
   return time_runs(dev.ordinal, q.bytes(), runs, reps, secs);
@@ -396,8 +392,8 @@ xpose_status_t cuda_plan_on(const Problem& p, const DeviceInfo& dev,
   return XPOSE_SUCCESS;
 }
 
-std::vector<std::string> cuda_plan_views(const BackendPlan& plan) {
-  std::vector<std::string> out;
+std::vector<PlanView> cuda_plan_views(const BackendPlan& plan) {
+  std::vector<PlanView> out;
   if (const auto* c = dynamic_cast<const CudaPlan*>(&plan)) out = c->views();
   return out;
 }

@@ -1,6 +1,6 @@
 // The host part of CUDA plan creation, reachable without a GPU: cuda_make_plan (core/backend.hpp)
 // is device_info() then cuda_plan_on. Tests time heuristic planning on a fake device with it and
-// compare the views' choices. Host C++ only (backend.cpp).
+// check the views' choices and parameter blocks. Host C++ only (backend.cpp).
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "core/backend.hpp"
 #include "core/problem.hpp"
+#include "cuda/planner.hpp"
 #include "cuda/runtime.hpp"
 
 namespace xpose::detail {
@@ -18,9 +19,15 @@ xpose_status_t cuda_plan_on(const Problem& p, const DeviceInfo& dev,
                             const xpose_options_t& options, const std::string& schema,
                             BackendPlanPtr* plan);
 
-// Each view of a CUDA plan, in the order execute tries them: "align N: SUMMARY (a=A:TA c=C:TC,
-// PREDICTED us) on PROBLEM" (summarize(), the tile's runs, the prediction to 6 digits); empty for
-// a plan of another backend.
-std::vector<std::string> cuda_plan_views(const BackendPlan& plan);
+// One view of a CUDA plan, as execute launches it.
+struct PlanView {
+  size_t align = 1;  // execute takes this view when in and out are multiples of it
+  Problem problem;   // the view of the plan's problem (leading elements fused, as given, bytes)
+  KernelSpec spec;   // the choice and its parameter block, whole
+};
+
+// The views of a CUDA plan, in the order execute tries them; empty for a plan of another
+// backend.
+std::vector<PlanView> cuda_plan_views(const BackendPlan& plan);
 
 }  // namespace xpose::detail
