@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -75,9 +76,15 @@ bool cuda_usable(std::string* why) {
 }
 
 xpose_status_t cuda_resolve_device(int requested, int* device) {
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) return device_fail("cudaGetDeviceCount", e);
+  // The device count of a process never changes: asked once it answered (every plan asks).
+  static std::atomic<int> known{-1};
+  int count = known.load(std::memory_order_relaxed);
+  cudaError_t e = cudaSuccess;
+  if (count < 0) {
+    e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) return device_fail("cudaGetDeviceCount", e);
+    known.store(count, std::memory_order_relaxed);
+  }
   if (requested == -1) {
     e = cudaGetDevice(device);
     if (e != cudaSuccess) return device_fail("cudaGetDevice", e);
