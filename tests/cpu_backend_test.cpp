@@ -61,24 +61,26 @@ xpose_options_t options(int threads, xpose_planning_t planning = XPOSE_PLAN_HEUR
 }
 
 // Runs `plan` on random data and compares with the gather reference, with a poisoned output and
-// guard bytes past its end.
+// guard bytes past its end. The output starts `offset` bytes past a cache line: 1 by default
+// (any alignment is accepted), 0 for the line-aligned paths of non-temporal tiles.
 void check_plan(const Problem& p, const BackendPlan& plan, std::mt19937_64* rng,
-                const std::string& what) {
+                const std::string& what, size_t offset = 1) {
   const size_t bytes = static_cast<size_t>(p.bytes()), es = p.elem_size;
-  std::vector<unsigned char> in(bytes + 1), out(bytes + kGuard + 1, kPoison);
+  std::vector<unsigned char> in(bytes + 1), buf(bytes + kGuard + 64 + offset, kPoison);
+  unsigned char* out =
+      buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 + offset;
   fill_random(&in, rng);
-  // Offset by one byte: any alignment is accepted.
-  ASSERT_EQ(plan.execute(in.data() + 1, out.data() + 1, nullptr), XPOSE_SUCCESS) << what;
+  ASSERT_EQ(plan.execute(in.data() + 1, out, nullptr), XPOSE_SUCCESS) << what;
   const Layout g = p.gather();
   for (int64_t j = 0; j < p.volume; ++j)
-    ASSERT_EQ(std::memcmp(out.data() + 1 + j * es, in.data() + 1 + g(j) * es, es), 0)
-        << what << ": output element " << j << "\n" << plan.describe();
+    ASSERT_EQ(std::memcmp(out + j * es, in.data() + 1 + g(j) * es, es), 0)
+        << what << ": output element " << j << " (offset " << offset << ")\n" << plan.describe();
   for (size_t k = 0; k < kGuard; ++k)
-    ASSERT_EQ(out[1 + bytes + k], kPoison) << what << ": wrote past the end";
+    ASSERT_EQ(out[bytes + k], kPoison) << what << ": wrote past the end";
 }
 
 void check_schema(const Problem& p, const std::string& schema, int threads,
-                  std::mt19937_64* rng) {
+                  std::mt19937_64* rng, size_t offset = 1) {
   BackendPlanPtr plan;
   const std::string what = p.to_string() + " schema '" + schema + "' threads " +
                            std::to_string(threads);
@@ -86,7 +88,7 @@ void check_schema(const Problem& p, const std::string& schema, int threads,
       << what << ": " << last_error();
   const std::string d = plan->describe();
   EXPECT_EQ(d.substr(0, d.find('\n')).find(','), std::string::npos) << d;
-  check_plan(p, *plan, rng, what);
+  check_plan(p, *plan, rng, what, offset);
 }
 
 struct ForcedCase {
@@ -147,6 +149,32 @@ TEST(CpuBackend, EveryForcedSchemaMatchesReference) {
         if (s.rfind("matrix", 0) == 0 && c.ext[0] * int64_t(es) < 64) continue;
         for (const int threads : {1, 3}) check_schema(p, s, threads, &rng);
       }
+    }
+}
+
+// Non-temporal tiles into a line-aligned output: tiles whose rows are whole lines skip the
+// columns that finish a line for the next tile (and the wrap over row ends); rows that are not
+// whole lines keep them. 1 or 2 column wide tiles and last column blocks use the narrow
+// AVX-512 blocks, dense when rows continue each other. Tiles taller than the staging buffer
+// go through it in equal chunks.
+TEST(CpuBackend, NonTemporalTilesIntoAlignedOutput) {
+  std::mt19937_64 rng(test_seed());
+  const std::vector<ForcedCase> cases = {
+      {{16, 16, 16, 16}, {2, 0, 3, 1}, {"blocked:nt=1", "blocked:ti=64,to=64,nt=1"}},
+      {{16, 16, 16, 16, 16}, {4, 1, 3, 0, 2}, {"blocked:nt=1"}},
+      {{64, 48, 5}, {1, 0, 2}, {"blocked:ti=16,to=8,nt=1", "blocked:ti=24,to=16,nt=1"}},
+      {{32, 96}, {1, 0}, {"blocked:ti=8,to=24,nt=1", "blocked:ti=256,to=32,nt=1"}},
+      {{8, 10, 2, 22}, {2, 0, 3, 1}, {"blocked:nt=1", "blocked:nt=0", "blocked:ti=5,to=2,nt=1"}},
+      {{17, 30, 17}, {2, 0, 1}, {"blocked:nt=1", "blocked:nt=0", "blocked:ti=13,to=9,nt=1"}},
+      {{300, 250}, {1, 0}, {"blocked:ti=245,to=42,nt=1", "blocked:ti=256,to=25,nt=1"}},
+      {{15, 15, 15, 15}, {2, 0, 3, 1}, {"blocked:nt=1"}},
+  };
+  for (const size_t es : {4, 8, 16})
+    for (const auto& c : cases) {
+      const Problem p = problem(c.ext, c.perm, es);
+      for (const auto& s : c.schemas)
+        for (const int threads : {1, 3})
+          for (const size_t offset : {0, 8}) check_schema(p, s, threads, &rng, offset);
     }
 }
 
@@ -236,14 +264,17 @@ TEST(CpuBackend, SchemaErrorsNameTheReason) {
   EXPECT_EQ(cpu_make_plan(narrow, o, "blocked:ti=7,to=200,nt=0", &plan), XPOSE_SUCCESS);
 }
 
-// Every ISA's tile kernel against a naive loop: odd sizes, unaligned bases, gapped offsets.
-void check_kernel(const cpu::TileKernel& k, size_t eb, std::mt19937_64* rng) {
+// Every ISA's tile kernel against a naive loop: odd sizes, unaligned bases, gapped offsets, and
+// rows that follow each other in the output (`dense`: a block of rows is one run, which the
+// AVX-512 kernel writes whole when the block is 1 or 2 columns wide).
+void check_kernel(const cpu::TileKernel& k, size_t eb, std::mt19937_64* rng, bool dense = false) {
   for (int nr = 1; nr <= 19; nr += 2)
-    for (int nc = 1; nc <= 21; nc += 4) {
+    for (const int nc : {1, 2, 5, 9, 10, 13, 17, 21}) {
       std::vector<int64_t> icol(nc), orow(nr);
-      const int64_t col_bytes = nr * int64_t(eb) + 3, row_bytes = nc * int64_t(eb) + 5;
+      const int64_t col_bytes = nr * int64_t(eb) + 3;
+      const int64_t row_bytes = nc * int64_t(eb) + (dense ? 0 : 5);
       for (int c = 0; c < nc; ++c) icol[(c * 7) % nc] = c * col_bytes;  // scrambled order
-      for (int r = 0; r < nr; ++r) orow[r] = (nr - 1 - r) * row_bytes;
+      for (int r = 0; r < nr; ++r) orow[r] = (dense ? r : nr - 1 - r) * row_bytes;
       std::vector<unsigned char> in(nc * col_bytes + 8), out(nr * row_bytes + 8, kPoison);
       fill_random(&in, rng);
       std::vector<unsigned char> want = out;
@@ -252,7 +283,8 @@ void check_kernel(const cpu::TileKernel& k, size_t eb, std::mt19937_64* rng) {
           std::memcpy(&want[1 + orow[r] + c * eb], &in[1 + icol[c] + r * eb], eb);
       k.fn(reinterpret_cast<const char*>(in.data()) + 1, icol.data(),
            reinterpret_cast<char*>(out.data()) + 1, orow.data(), nr, nc, eb);
-      ASSERT_EQ(out, want) << k.name << " eb " << eb << " nr " << nr << " nc " << nc;
+      ASSERT_EQ(out, want) << k.name << " eb " << eb << " nr " << nr << " nc " << nc
+                           << (dense ? " dense rows" : "");
     }
 }
 
@@ -264,6 +296,7 @@ TEST(CpuKernels, EveryIsaAndSizeAtOddShapesUnaligned) {
     if (isa == nullptr) continue;  // this CPU or build lacks it
     check_kernel(isa->k4, 4, &rng);
     check_kernel(isa->k8, 8, &rng);
+    check_kernel(isa->k8, 8, &rng, /*dense=*/true);
     if (isa->units8.fn != nullptr)  // super-elements: register-sized, with and without a tail
       for (const size_t eb : {24, 64, 120, 136}) check_kernel(isa->units8, eb, &rng);
   }

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #if defined(__clang__)
@@ -63,6 +64,59 @@ inline void block8(const char* in, const int64_t* icol, char* out, const int64_t
   }
 }
 
+// Whether the 8 rows at orow[0..7] follow each other in the output, W elements apart (the block
+// is then one dense run of 8 * W elements).
+template <int W>
+inline bool dense_rows(const int64_t* orow) {
+  const __m512i want = _mm512_add_epi64(
+      _mm512_set1_epi64(orow[0]),
+      _mm512_set_epi64(56 * W, 48 * W, 40 * W, 32 * W, 24 * W, 16 * W, 8 * W, 0));
+  return _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(orow), want) == 0xFF;
+}
+
+// `p` moved back by `lanes` doubles, as an integer: the base of a masked store whose first enabled
+// lane is `lanes` in (the disabled lanes before it are not accessed and do not fault).
+inline char* lanes_before(char* p, int lanes) {
+  const uintptr_t back = 8 * static_cast<uintptr_t>(lanes);
+  return reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(p) - back);
+}
+
+// One or two columns by up to 8 rows (the last column block of a tile whose width is 8k + 1 or
+// 8k + 2, or a whole tile 1 or 2 wide): a column is one register, two are interleaved by two
+// permutes, and each row goes out with one masked store of its lanes, or, when the 8 rows are
+// dense in the output (rows that continue each other, staged in output order), as one or two
+// whole registers. The 8x8 transpose spent 8 loads, 24 shuffles and 8 masked stores on the same
+// 8 or 16 elements: (8,10,2,22,17,33,11) perm (2,0,3,6,4,1,5), 80 x 2 tiles, was CPU-bound
+// (docs/perf/cpu-16core.md, session 4).
+
+template <int W>
+inline void narrow8(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr) {
+  const auto rmask = static_cast<__mmask8>((1u << nr) - 1);
+  const __m512d a =
+      nr == 8 ? _mm512_loadu_pd(in + icol[0]) : _mm512_maskz_loadu_pd(rmask, in + icol[0]);
+  if (W == 1) {
+    if (nr == 8 && dense_rows<1>(orow)) {
+      _mm512_storeu_pd(out + orow[0], a);
+      return;
+    }
+    for (int q = 0; q < nr; ++q)  // lane q of `a` lands at out + orow[q]
+      _mm512_mask_storeu_pd(lanes_before(out + orow[q], q), static_cast<__mmask8>(1u << q), a);
+    return;
+  }
+  const __m512d b =
+      nr == 8 ? _mm512_loadu_pd(in + icol[1]) : _mm512_maskz_loadu_pd(rmask, in + icol[1]);
+  const __m512d lo = _mm512_permutex2var_pd(a, _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), b);
+  const __m512d hi = _mm512_permutex2var_pd(a, _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4), b);
+  if (nr == 8 && dense_rows<2>(orow)) {
+    _mm512_storeu_pd(out + orow[0], lo);
+    _mm512_storeu_pd(out + orow[0] + 64, hi);
+    return;
+  }
+  for (int q = 0; q < nr; ++q)  // row q is lanes 2(q % 4), +1 of lo (q < 4) or hi
+    _mm512_mask_storeu_pd(lanes_before(out + orow[q], 2 * (q & 3)),
+                          static_cast<__mmask8>(3u << (2 * (q & 3))), q < 4 ? lo : hi);
+}
+
 // Column blocks outside, rows inside: the tile's input is read 8 columns (8 pages, 8 streams
 // for the L2 prefetcher) at a time down the whole tile, instead of all nc columns at once per
 // band of 8 rows, which overran the prefetcher's stream trackers on 64-wide tiles.
@@ -74,6 +128,12 @@ void tile8(const char* in, const int64_t* icol, char* out, const int64_t* orow, 
     int r = 0;
     if (w == 8)
       for (; r + 8 <= nr; r += 8) block8<true>(in + r * E, icol + c, out + c * E, orow + r, 8, 8);
+    if (w == 1)
+      for (; r < nr; r += 8)
+        narrow8<1>(in + r * E, icol + c, out + c * E, orow + r, std::min(8, nr - r));
+    if (w == 2)
+      for (; r < nr; r += 8)
+        narrow8<2>(in + r * E, icol + c, out + c * E, orow + r, std::min(8, nr - r));
     for (; r < nr; r += 8)
       block8<false>(in + r * E, icol + c, out + c * E, orow + r, std::min(8, nr - r), w);
   }
