@@ -10,8 +10,8 @@
 #   diag      GPU: every candidate timed (explain --measure-all) on representative and worst
 #             suite cases, and ncu stall/memory sections of the tile kernel on three of them
 #   calibrate `xpose calibrate` (dataset + refine + bench-suite plan-choice report; the new
-#             coefficients in $OUT/exp/sm_90.txt), then heuristic and measure planning by the
-#             new coefficients (XPOSE_MODEL_FILE) on 30 cases per suite
+#             coefficients in $OUT/exp/sm_90.txt), then GPU suites planned by the new
+#             coefficients (XPOSE_MODEL_FILE) for comparison with the shipped ones
 #   ab        .carry/xpose-base (an older build, carried by hand) against .carry/xpose on
 #             sampled GPU suites, heuristic plans, same cases; without xpose-base, .carry/xpose
 #             against itself with the environment AB_ENV (e.g. AB_ENV=XPOSE_CUDA_RING=1)
@@ -70,17 +70,16 @@ for phase in "$@"; do
     pack ;;
   calibrate)
     log "calibrate"
-    timeout 330 $x calibrate --seconds 270 --candidates 10 --refine 3 --out "$r/sm_90.txt" \
-      --csv "$r/calibrate_sm_90.csv" --commit "$(cut -c8-14 .carry/commit.txt)" \
-      > "$r/calibrate.log" 2>&1
+    timeout 330 $x calibrate --seconds 270 --out "$r/sm_90.txt" --csv "$r/calibrate_sm_90.csv" \
+      --commit "$(cut -c8-14 .carry/commit.txt)" > "$r/calibrate.log" 2>&1
     echo "exit $?" >> "$sum"; grep -vE "^calibrate: [0-9]+/" "$r/calibrate.log" | tail -32 >> "$sum"
     gzip -f "$r/calibrate_sm_90.csv"; pack
-    log "heuristic and measure planning by the new coefficients, 30 evenly spread cases per suite"
-    for s in ttlg6d-16 ttlg6d-17 cutt-random cutt-rank8 cutt-rank12 square; do
-      XPOSE_MODEL_FILE="$r/sm_90.txt" timeout 60 $x bench $s --backend cuda --limit 30 \
-        --csv "$r/heur30-$s.csv" --quiet > /dev/null 2>&1
-      XPOSE_MODEL_FILE="$r/sm_90.txt" timeout 60 $x bench $s --backend cuda --limit 30 \
-        --planning measure --csv "$r/meas30-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
+    log "gpu suites planned by the new coefficients"
+    for s in "ttlg6d-15 --limit 120" "ttlg6d-16 --limit 120" "ttlg6d-17 --limit 120" cutt-random \
+             cutt-rank8 cutt-rank12 square; do
+      set -- $s
+      XPOSE_MODEL_FILE="$r/sm_90.txt" timeout 60 $x bench "$@" --backend cuda \
+        --csv "$r/new-$1.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
     done
     pack ;;
   ab)

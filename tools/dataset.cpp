@@ -154,9 +154,9 @@ std::vector<CalibrationCase> calibration_cases(int64_t min_bytes, int64_t max_by
         if (combo++ % 4 == 0)
           out.push_back(make_case(rank, perm, shape, kOddSizes[combo / 4 % 3], "c", lo, hi));
       }
-  // 80 random problems per rank 7..12, 8- and 4-byte elements in turn.
+  // 40 random problems per rank 7..12, 8- and 4-byte elements in turn.
   for (int rank = 7; rank <= 12; ++rank)
-    for (int i = 0; i < 80; ++i) out.push_back(random_case(rank, i, i % 2 ? 4 : 8, lo, hi));
+    for (int i = 0; i < 40; ++i) out.push_back(random_case(rank, i, i % 2 ? 4 : 8, lo, hi));
   std::vector<std::pair<uint64_t, size_t>> order(out.size());
   for (size_t i = 0; i < out.size(); ++i) order[i] = {fnv1a(out[i].c.name + "/order"), i};
   std::sort(order.begin(), order.end());
