@@ -1,5 +1,6 @@
 // `xpose bench`: a suite of cases, each planned fresh, checked, timed against a same-run copy;
 // a CSV row per case and a summary table per suite (ratio = copy time / transposition time).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -26,6 +27,9 @@ const char* kBenchHelp =
     "  --list        print the cases, one per line: SUITE CASE EXTENTS PERM\n"
     "  --limit N     N cases spread evenly over each suite\n"
     "  --csv FILE    write suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan\n"
+    "  --rounds N    run the whole suite N times (default 1) and keep, per case, the round\n"
+    "                whose ratio is the median: a slow phase of the machine then touches\n"
+    "                every case alike instead of a stretch of cases (noisy VMs)\n"
     "  --quiet       no per-case lines on stderr\n";
 
 struct Row {
@@ -86,13 +90,28 @@ size_t max_bytes(const std::vector<Case>& cases, size_t elem) {
   return m;
 }
 
+// Every case once per round, rounds one after the other; per case the round whose ratio is the
+// median (its time, copy time and plan are reported together), failed if any round failed.
 std::vector<Row> run_suite(const std::vector<Case>& cases, const Settings& s, bool quiet,
-                           std::ostream* csv) {
+                           int rounds, std::ostream* csv) {
   Workspace ws(s, max_bytes(cases, s.elem));
+  std::vector<std::vector<Row>> by_case(cases.size());
+  for (int round = 0; round < rounds; ++round)
+    for (size_t i = 0; i < cases.size(); ++i) {
+      by_case[i].push_back(run_one(cases[i], s, ws, 1000 + i));
+      if ((!quiet && round + 1 == rounds) || by_case[i].back().failed)
+        report_case(by_case[i].back(), i + 1, cases.size());
+    }
   std::vector<Row> rows;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    rows.push_back(run_one(cases[i], s, ws, 1000 + i));
-    if (!quiet || rows.back().failed) report_case(rows.back(), i + 1, cases.size());
+  for (std::vector<Row>& runs : by_case) {
+    const auto bad = std::find_if(runs.begin(), runs.end(), [](const Row& r) { return r.failed; });
+    if (bad != runs.end()) {
+      rows.push_back(*bad);
+    } else {
+      std::sort(runs.begin(), runs.end(),
+                [](const Row& a, const Row& b) { return a.m.ratio() < b.m.ratio(); });
+      rows.push_back(runs[runs.size() / 2]);
+    }
     if (csv) write_csv(*csv, rows.back(), s.elem);
   }
   return rows;
@@ -136,7 +155,7 @@ std::vector<std::pair<std::string, std::vector<Case>>> group(const std::vector<C
 
 int bench_command(const std::vector<std::string>& argv) {
   std::set<std::string> flags = kSettingFlags;
-  flags.insert({"--csv", "--limit"});
+  flags.insert({"--csv", "--limit", "--rounds"});
   const ParsedArgs args = parse_args("bench", argv, flags, with_settings({"--list", "--quiet"}));
   if (args.has("--help")) {
     std::printf("%s%s\nsuites:\n", kBenchHelp, settings_help());
@@ -152,6 +171,9 @@ int bench_command(const std::vector<std::string>& argv) {
   const size_t limit = args.get("--limit")
                            ? static_cast<size_t>(parse_int("--limit", *args.get("--limit"), 1, 1 << 30))
                            : SIZE_MAX;
+  const int rounds = args.get("--rounds")
+                         ? static_cast<int>(parse_int("--rounds", *args.get("--rounds"), 1, 99))
+                         : 1;
   const auto groups = group(load_suite(args.positional[0]), limit);
   if (args.has("--list")) {
     for (const auto& g : groups)
@@ -168,7 +190,8 @@ int bench_command(const std::vector<std::string>& argv) {
   std::vector<std::pair<std::string, std::vector<Row>>> results;
   size_t failed = 0;
   for (const auto& [name, cases] : groups) {
-    results.push_back({name, run_suite(cases, s, args.has("--quiet"), csv.is_open() ? &csv : nullptr)});
+    results.push_back({name, run_suite(cases, s, args.has("--quiet"), rounds,
+                                       csv.is_open() ? &csv : nullptr)});
     for (const Row& r : results.back().second) failed += r.failed;
   }
   print_summary(results, s);
