@@ -37,7 +37,6 @@ enum class ViewKind { Fused, Given, Bytes };
 struct View {
   size_t align = 1;  // both pointers must be multiples of this
   ViewKind kind = ViewKind::Given;
-  Problem problem;
   KernelSpec spec;
 };
 
@@ -238,13 +237,12 @@ std::string why_not(const Problem& p, const SchemaRequest& req) {
 xpose_status_t time_choices(const Problem& q, const DeviceInfo& dev,
                             const std::vector<Choice>& choices, size_t n, int reps,
                             std::vector<double>* secs) {
-  std::vector<View> trial(n);
+  std::vector<KernelSpec> trial(n);
   std::vector<TimedRun> runs;
   for (size_t i = 0; i < n; ++i) {
-    trial[i].problem = q;
-    build_spec(q, choices[i], &trial[i].spec);
+    build_spec(q, choices[i], &trial[i]);
     runs.push_back([&trial, i](const void* in, void* out, void* stream) {
-      return launch_spec(trial[i].spec, in, out, stream);
+      return launch_spec(trial[i], in, out, stream);
     });
   }
   return time_runs(dev.ordinal, q.bytes(), runs, reps, secs);
@@ -259,7 +257,6 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
                          const SchemaRequest* req, bool measure, bool primary, View* v,
                          bool* found, std::vector<Choice>* choices_out,
                          std::vector<double>* measured_out) {
-  v->problem = q;
   if (!measure && !choices_out) {  // the best candidate only: no list kept or ranked
     Choice best;
     *found = best_choice(q, dev, req, &best, primary);
