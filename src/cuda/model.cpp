@@ -405,12 +405,14 @@ const ModelSet& process_models() {
   return set;
 }
 
+void apply_regression(const Regression& r, Choice* c) {
+  c->predicted = r.predict(*c);
+  c->model = &r;
+}
+
 void apply_regression(const Regression* r, std::vector<Choice>* choices) {
   if (!r || choices->empty() || !r->covers(choices->front().terms.bytes)) return;
-  for (Choice& c : *choices) {
-    c.predicted = r->predict(c);
-    c.model = r;
-  }
+  for (Choice& c : *choices) apply_regression(*r, &c);
 }
 
 }  // namespace xpose::detail

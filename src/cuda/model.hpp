@@ -125,6 +125,8 @@ const ModelSet& process_models();
 // Replaces each choice's analytic prediction by the regression's and records which model
 // predicted; leaves them when r is null or does not cover the choices' tensor size.
 void apply_regression(const Regression* r, std::vector<Choice>* choices);
+// The same for one choice, which r covers.
+void apply_regression(const Regression& r, Choice* c);
 
 // Embedded at build time (a generated source): file name and text, {nullptr, nullptr} last.
 struct EmbeddedModel {

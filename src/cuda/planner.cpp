@@ -348,12 +348,19 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     tiled_choices(g, dev, req, sink, true);
 }
 
+// The regression that ranks the candidates of `p` on `dev`: the device's, when asked for and p's
+// size lies in its calibrated range; null: the analytic model ranks.
+const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool use_regression) {
+  const Regression* model = use_regression ? process_models().find(dev.arch) : nullptr;
+  return model && model->covers(static_cast<double>(p.bytes())) ? model : nullptr;
+}
+
 }  // namespace
 
 void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
                        std::vector<Choice>* out, bool use_regression) {
   out->clear();
-  const Regression* model = use_regression ? process_models().find(dev.arch) : nullptr;
+  const Regression* model = ranking_model(p, dev, use_regression);
   const Geometry g = geometry(p);
   const auto push = [out](const Choice& c) { out->push_back(c); };
   for_each_choice(g, dev, req, push);
@@ -374,16 +381,11 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
 
 bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
                  Choice* best, bool use_regression) {
-  // The model apply_regression would apply to these candidates (their tensor size is p's).
-  const Regression* model = use_regression ? process_models().find(dev.arch) : nullptr;
-  if (model && !model->covers(static_cast<double>(p.bytes()))) model = nullptr;
+  const Regression* model = ranking_model(p, dev, use_regression);
   bool found = false;
   // The first of the lowest prediction: what enumerate_choices' stable sort puts first.
   const auto keep = [&](Choice& c) {
-    if (model) {
-      c.predicted = model->predict(c);
-      c.model = model;
-    }
+    if (model) apply_regression(*model, &c);
     if (!found || c.predicted < best->predicted) *best = c;
     found = true;
   };
