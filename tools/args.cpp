@@ -58,21 +58,27 @@ int64_t parse_int(const std::string& flag, const std::string& text, int64_t lo, 
   return v;
 }
 
-std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& text) {
-  std::vector<int64_t> out;
-  if (text.empty()) return out;  // rank 0
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma - start);
+    out.push_back(text.substr(start, comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& text) {
+  std::vector<int64_t> out;  // "": rank 0
+  for (const std::string& item : split_list(text)) {
     errno = 0;
     char* end = nullptr;
     const long long v = std::strtoll(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0' || errno == ERANGE)
       throw UsageError(flag + ": '" + item + "' is not an integer (expected a list like 4,5,6)");
     out.push_back(v);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return out;
 }

@@ -28,6 +28,8 @@ ParsedArgs parse_args(const std::string& command, const std::vector<std::string>
                       const std::set<std::string>& switch_flags);
 
 int64_t parse_int(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
+// The items of a comma-separated list ("" is no item; empty items are kept).
+std::vector<std::string> split_list(const std::string& text);
 std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& text);
 
 // The flags every command that plans shares (see settings_help()).

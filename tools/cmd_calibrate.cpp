@@ -137,11 +137,8 @@ Config parse_config(const ParsedArgs& args, int arch) {
   if (const std::string* v = args.get("--eval")) {
     c.eval.clear();
     if (*v != "none")
-      for (size_t at = 0; at <= v->size();) {
-        const size_t comma = std::min(v->find(',', at), v->size());
-        if (comma > at) c.eval.push_back(v->substr(at, comma - at));
-        at = comma + 1;
-      }
+      for (std::string& suite : split_list(*v))
+        if (!suite.empty()) c.eval.push_back(std::move(suite));
   }
   if (const std::string* v = args.get("--eval-limit"))
     c.eval_limit = static_cast<size_t>(parse_int("--eval-limit", *v, 1, 1 << 20));
