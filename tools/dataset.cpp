@@ -25,24 +25,14 @@ uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-std::vector<int64_t> shaped_extents(int rank, Shape shape, int64_t volume, double jitter,
-                                    uint64_t seed) {
-  // Neighbouring extents differ by a factor 1.6 along the shape: TTLG's shapes go from a few to
-  // a few hundred at rank 6, where the planner's small-extent cases live.
-  constexpr double kStep = 1.6;
-  Random rng(seed);
-  std::vector<double> w(rank);
+namespace {
+
+// Extents proportional to the weights `w` (> 0), each >= 2, whose product is about `volume` and
+// never above it (unless every extent is 2).
+std::vector<int64_t> scaled_extents(const std::vector<double>& w, int64_t volume) {
+  const int rank = static_cast<int>(w.size());
   double log_product = 0;
-  for (int k = 0; k < rank; ++k) {
-    const double edge = std::min(k, rank - 1 - k);  // distance to the nearer end
-    const double exponent = shape == Shape::Increasing   ? k
-                            : shape == Shape::Decreasing ? rank - 1 - k
-                            : shape == Shape::Peaked     ? edge
-                            : shape == Shape::Valley     ? (rank - 1) / 2.0 - edge
-                                                         : 0.0;
-    w[k] = std::pow(kStep, exponent) * (1.0 + jitter * (2.0 * rng.unit() - 1.0));
-    log_product += std::log(w[k]);
-  }
+  for (const double x : w) log_product += std::log(x);
   const double scale = std::exp((std::log(static_cast<double>(volume)) - log_product) / rank);
   std::vector<int64_t> e(rank);
   double product = 1;
@@ -58,6 +48,27 @@ std::vector<int64_t> shaped_extents(int rank, Shape shape, int64_t volume, doubl
     --*big;
   }
   return e;
+}
+
+}  // namespace
+
+std::vector<int64_t> shaped_extents(int rank, Shape shape, int64_t volume, double jitter,
+                                    uint64_t seed) {
+  // Neighbouring extents differ by a factor 1.6 along the shape: TTLG's shapes go from a few to
+  // a few hundred at rank 6, where the planner's small-extent cases live.
+  constexpr double kStep = 1.6;
+  Random rng(seed);
+  std::vector<double> w(rank);
+  for (int k = 0; k < rank; ++k) {
+    const double edge = std::min(k, rank - 1 - k);  // distance to the nearer end
+    const double exponent = shape == Shape::Increasing   ? k
+                            : shape == Shape::Decreasing ? rank - 1 - k
+                            : shape == Shape::Peaked     ? edge
+                            : shape == Shape::Valley     ? (rank - 1) / 2.0 - edge
+                                                         : 0.0;
+    w[k] = std::pow(kStep, exponent) * (1.0 + jitter * (2.0 * rng.unit() - 1.0));
+  }
+  return scaled_extents(w, volume);
 }
 
 namespace {
@@ -76,59 +87,55 @@ std::vector<std::vector<int>> dataset_perms(int rank) {
   return sample;
 }
 
-CalibrationCase make_case(int rank, const std::vector<int>& perm, Shape shape, size_t elem,
-                          const char* tag, double lo, double hi) {
-  CalibrationCase cc;
-  char digits[16] = {};
-  for (int k = 0; k < rank; ++k) digits[k] = static_cast<char>('0' + perm[k]);
-  // snprintf rather than operator+: GCC 12 warns falsely (-Wrestrict) on "literal" + string.
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "r%d-p%s-%s-%zuB-%s", rank, digits, shape_name(shape), elem,
-                tag);
-  const std::string name = buf;
-  const uint64_t h = fnv1a(name);
-  // Log-uniform in [lo, hi] (log bytes); odd extents (jitter) for half the cases.
+// Elements of a case named by hash `h`: its size log-uniform in [lo, hi] (log bytes).
+int64_t case_volume(uint64_t h, size_t elem, double lo, double hi) {
   const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
   const auto bytes = static_cast<int64_t>(std::exp(lo + u * (hi - lo)));
-  const int64_t volume = std::max<int64_t>(bytes / static_cast<int64_t>(elem), 1);
-  cc.c = Case{"calibrate", name, shaped_extents(rank, shape, volume, (h & 1) ? 0.15 : 0.0, h),
-              perm};
+  return std::max<int64_t>(bytes / static_cast<int64_t>(elem), 1);
+}
+
+CalibrationCase named_case(const std::string& name, std::vector<int64_t> extents,
+                           std::vector<int> perm, size_t elem, Shape shape) {
+  CalibrationCase cc;
+  cc.c = Case{"calibrate", name, std::move(extents), std::move(perm)};
   cc.elem = elem;
   cc.shape = shape;
   cc.fold = static_cast<int>(fnv1a(name + "/fold") % 5);
   return cc;
 }
 
+CalibrationCase make_case(int rank, const std::vector<int>& perm, Shape shape, size_t elem,
+                          const char* tag, double lo, double hi) {
+  char digits[16] = {};
+  for (int k = 0; k < rank; ++k) digits[k] = static_cast<char>('0' + perm[k]);
+  // snprintf rather than operator+: GCC 12 warns falsely (-Wrestrict) on "literal" + string.
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "r%d-p%s-%s-%zuB-%s", rank, digits, shape_name(shape), elem,
+                tag);
+  const uint64_t h = fnv1a(buf);
+  // Odd extents (jitter) for half the cases.
+  return named_case(buf,
+                    shaped_extents(rank, shape, case_volume(h, elem, lo, hi),
+                                   (h & 1) ? 0.15 : 0.0, h),
+                    perm, elem, shape);
+}
+
 // cuTT's random problems at high rank (its rank-8 and rank-12 tensors, where extents 2-5 meet
 // long dims): rank 7-12, extents drawn log-uniform over a factor 12 and scaled to the volume
-// (each >= 2), a random permutation. Named "r9-random-8B-17" style; the fold by name hash.
+// (each >= 2, the product within it), a random permutation. Named "r9-random-8B-17" style.
 CalibrationCase random_case(int rank, int index, size_t elem, double lo, double hi) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "r%d-random-%zuB-%d", rank, elem, index);
-  const std::string name = buf;
-  const uint64_t h = fnv1a(name);
+  const uint64_t h = fnv1a(buf);
   Random rng(h);
-  const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
-  const double volume = std::exp(lo + u * (hi - lo)) / static_cast<double>(elem);
   std::vector<double> w(rank);
-  double log_product = 0;
-  for (double& x : w) {
-    x = std::exp(rng.unit() * std::log(12.0));
-    log_product += std::log(x);
-  }
-  const double scale = std::exp((std::log(volume) - log_product) / rank);
-  std::vector<int64_t> e(rank);
-  for (int k = 0; k < rank; ++k) e[k] = std::max<int64_t>(2, std::llround(scale * w[k]));
+  for (double& x : w) x = std::exp(rng.unit() * std::log(12.0));
   std::vector<int> perm(rank);
   std::iota(perm.begin(), perm.end(), 0);
   for (int k = rank - 1; k > 0; --k)
     std::swap(perm[k], perm[static_cast<int>(rng.below(static_cast<uint64_t>(k) + 1))]);
-  CalibrationCase cc;
-  cc.c = Case{"calibrate", name, e, perm};
-  cc.elem = elem;
-  cc.shape = Shape::Random;
-  cc.fold = static_cast<int>(fnv1a(name + "/fold") % 5);
-  return cc;
+  return named_case(buf, scaled_extents(w, case_volume(h, elem, lo, hi)), perm, elem,
+                    Shape::Random);
 }
 
 }  // namespace
