@@ -225,19 +225,19 @@ class TilePlan final : public BackendPlan {
 
   const char* schema_;
   TileGeometry g_;
-  // Staging in output order (see the constructor): rows sorted by output offset, and each
-  // row's offset in the staging buffer.
   // Row r's output row continues in row r + wrap_ when cont_[r] (find_wrap); 0: no wrap.
   int wrap_ = 0;
   bool cont_[Tuning::kMaxTileSide]{};
+  // Staging in output order (see the constructor): rows sorted by output offset, and each
+  // row's offset in the staging buffer.
   bool sorted_ = false;
+  int16_t order_[Tuning::kMaxTileSide]{};
+  int64_t srow_[Tuning::kMaxTileSide]{};
   // Spans of a full sorted tile: span i is rows order_[k] for k in span_first_[i] ..
   // span_first_[i] + span_rows_[i] - 1, consecutive in the output and in the staging buffer.
   int spans_ = 0;
   int16_t span_first_[Tuning::kMaxTileSide]{}, span_rows_[Tuning::kMaxTileSide]{};
   bool aligned_rows_ = false;  // rows_line_aligned() (non-temporal plans only)
-  int16_t order_[Tuning::kMaxTileSide]{};
-  int64_t srow_[Tuning::kMaxTileSide]{};
   ExecSettings x_;
   TileKernel kernel_;
   double predicted_;
