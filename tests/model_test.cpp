@@ -1,8 +1,9 @@
-// The cost models without a GPU: the regression model's solver, its coefficients file, the
-// fallback to the analytic model, the features of random problems (CUDA builds, on a fake H100),
+// The cost models without a GPU: the regression model's tree fit, its model file, the fallback
+// to the analytic model, the features of random problems (CUDA builds, on a fake H100),
 // and the time of a warm xpose_predict on the CPU backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -53,7 +54,8 @@ Problem problem(const std::vector<int64_t>& ext, const std::vector<int>& perm, s
   return p;
 }
 
-Regression some_regression(Rng& rng) {
+// A random ensemble of `trees` trees of depth `depth`.
+Regression some_regression(Rng& rng, int trees = 7, int depth = 3) {
   Regression r;
   r.arch = "sm_90";
   r.device = "NVIDIA H100 80GB HBM3";
@@ -61,19 +63,23 @@ Regression some_regression(Rng& rng) {
   r.date = "2026-11-25";
   r.min_bytes = 16 << 20;
   r.max_bytes = 2.0 * (1 << 30);
-  for (ClassModel& m : r.cls) {
+  for (ClassInfo& m : r.cls) {
     m.samples = 1 + static_cast<long>(rng.below(5000));
     m.mape = rng.unit() * 0.2;
-    for (int j = 0; j < kBaseFeatures; ++j) {
-      m.lo[j] = -rng.unit() * 10;
-      m.hi[j] = rng.unit() * 10;
+  }
+  r.depth = depth;
+  r.base = rng.unit() * 2;
+  for (int t = 0; t < trees; ++t) {
+    for (int l = 0; l < depth; ++l) {
+      r.split_feature.push_back(static_cast<unsigned char>(rng.below(kFeatures)));
+      r.split_value.push_back((rng.unit() - 0.5) * 20);
     }
-    for (double& c : m.coef) c = (rng.unit() - 0.3) * 3.0;
+    for (int m = 0; m < (1 << depth); ++m) r.leaf.push_back(static_cast<float>(rng.unit() - 0.5));
   }
   return r;
 }
 
-// The fake H100 with an architecture no coefficients file names: the analytic model predicts,
+// The fake H100 with an architecture no model file names: the analytic model predicts,
 // whatever files the build embeds.
 DeviceInfo uncalibrated_gpu() {
   DeviceInfo d = xpose_test::fake_h100();
@@ -88,38 +94,45 @@ std::vector<Choice> candidates(const Problem& p, const DeviceInfo& dev) {
   return c;
 }
 
-TEST(RegressionModel, SolverRecoversKnownCoefficients) {
+// A step and a slope in two of 16 features, the others noise: the trees find both.
+TEST(RegressionModel, TreesFitAStepAndASlope) {
   Rng rng(test_seed());
-  Features truth;
-  for (double& c : truth) c = 2.0 * rng.unit() - 1.0;
-  truth[7] = 0;  // a feature constant on every row: its coefficient is 0, the constant takes it
-  std::vector<Features> x;
+  std::vector<Features> x(4000);
   std::vector<double> y;
-  for (int i = 0; i < 2000; ++i) {
-    Features f;
-    f[0] = 1;
-    for (int j = 1; j < kFeatures; ++j) f[j] = std::pow(10.0, 3 * rng.unit() - 1);
-    f[7] = 0.25;
-    double t = 0;
-    for (int j = 0; j < kFeatures; ++j) t += truth[j] * f[j];
-    x.push_back(f);
-    y.push_back(t);
+  for (Features& f : x) {
+    for (double& v : f) v = 4 * rng.unit() - 2;
+    f[kBaseFeatures] = static_cast<double>(rng.below(kModelClasses));  // the class: 0..4
+    y.push_back(0.7 + 0.5 * (f[3] >= 0.25) + 0.2 * f[14] + 0.1 * (f[kBaseFeatures] == 2));
   }
-  Features got;
-  ASSERT_TRUE(ridge_fit(x, y, 1e-14, &got));
-  for (int j = 1; j < kFeatures; ++j)
-    EXPECT_NEAR(got[j], truth[j], 1e-6) << feature_name(j);
-  EXPECT_NEAR(got[0], truth[0] + 0.25 * truth[7], 1e-6);
-  EXPECT_FALSE(ridge_fit({}, {}, 1e-3, &got));
-  EXPECT_EQ(feature_name(0), "1");
-  EXPECT_EQ(feature_name(1), "ideal");
-  EXPECT_EQ(feature_name(kBaseFeatures + 1), "ideal*ideal");
-  EXPECT_EQ(feature_name(kBaseFeatures + 2), "ideal*inv_eff_r");
-  EXPECT_EQ(feature_name(kFeatures - 1), "analytic*analytic");
+  Regression r;
+  ASSERT_TRUE(fit_trees(x, y, TreeFit{}, &r));
+  EXPECT_EQ(r.trees(), static_cast<size_t>(TreeFit{}.trees));
+  EXPECT_EQ(r.depth, TreeFit{}.depth);
+  // Off by the step only where a split candidate (a quantile of feature 3) misses 0.25; the
+  // slope's 32 quantile steps are 0.025 apart.
+  std::vector<double> err;
+  for (size_t i = 0; i < x.size(); ++i) err.push_back(std::fabs(r.eval(x[i]) - y[i]));
+  std::sort(err.begin(), err.end());
+  EXPECT_LT(err[err.size() / 2], 0.025);
+  EXPECT_LT(err[err.size() * 95 / 100], 0.05);
+  Features probe{};
+  probe[3] = 1;
+  EXPECT_NEAR(r.eval(probe), 1.2, 0.05);
+  probe[3] = -1;
+  EXPECT_NEAR(r.eval(probe), 0.7, 0.05);
+  // Nothing to fit, or parameters out of range: no model.
+  EXPECT_FALSE(fit_trees({}, {}, TreeFit{}, &r));
+  TreeFit deep;
+  deep.depth = kMaxTreeDepth + 1;
+  EXPECT_FALSE(fit_trees(x, y, deep, &r));
+  EXPECT_EQ(feature_name(0), std::string("ideal"));
+  EXPECT_EQ(feature_name(kBaseFeatures - 1), std::string("analytic"));
+  EXPECT_EQ(feature_name(kBaseFeatures), std::string("class"));
 }
 
-// Times that follow the model's own form are fitted back: predictions within 0.1 %.
-TEST(RegressionModel, FitClassReproducesItsForm) {
+// Times that follow the form launch + ideal x exp(smooth function of the features) are fitted
+// back on the planner's own candidates: predictions within a few percent.
+TEST(RegressionModel, FitFollowsTimesOfTheModelsForm) {
   const DeviceInfo dev = xpose_test::fake_h100();
   Rng rng(test_seed());
   std::vector<Choice> choices;
@@ -128,21 +141,27 @@ TEST(RegressionModel, FitClassReproducesItsForm) {
     std::vector<int64_t> ext(rank);
     for (int64_t& e : ext) e = 8 + static_cast<int64_t>(rng.below(90));
     for (const Choice& c : candidates(problem(ext, rng.permutation(rank), 8), dev))
-      if (c.schema == Schema::Tiled) choices.push_back(c);
+      choices.push_back(c);
   }
-  ASSERT_GT(choices.size(), 200u);
+  ASSERT_GT(choices.size(), 300u);
   // seconds = launch + ideal x exp(0.7 + 0.5 log inv_mwp + 0.1 log(analytic / ideal)^2)
-  std::vector<double> seconds;
+  std::vector<Features> x;
+  std::vector<double> z, seconds;
   for (const Choice& c : choices) {
     const BaseFeatures b = base_features(c);
     seconds.push_back(c.terms.launch_s +
                       c.terms.ideal_s * std::exp(0.7 + 0.5 * b[3] + 0.1 * b[14] * b[14]));
+    x.push_back(model_features(c));
+    z.push_back(log_factor(seconds.back(), c.terms.launch_s, c.terms.ideal_s));
   }
   Regression r;
-  ASSERT_TRUE(fit_class(choices, seconds, 1e-9, &r.cls[model_class(Schema::Tiled)]));
-  EXPECT_EQ(r.cls[model_class(Schema::Tiled)].samples, static_cast<long>(choices.size()));
+  ASSERT_TRUE(fit_trees(x, z, TreeFit{}, &r));
+  std::vector<double> err;
   for (size_t i = 0; i < choices.size(); ++i)
-    EXPECT_NEAR(r.predict(choices[i]) / seconds[i], 1.0, 1e-3) << i;
+    err.push_back(std::fabs(r.predict(choices[i]) / seconds[i] - 1));
+  std::sort(err.begin(), err.end());
+  EXPECT_LT(err[err.size() / 2], 0.02);
+  EXPECT_LT(err[err.size() * 95 / 100], 0.08);
 }
 
 TEST(RegressionModel, FileRoundTrips) {
@@ -159,16 +178,15 @@ TEST(RegressionModel, FileRoundTrips) {
   EXPECT_EQ(back.min_bytes, r.min_bytes);
   EXPECT_EQ(back.max_bytes, r.max_bytes);
   for (int k = 0; k < kModelClasses; ++k) {
-    const ClassModel &a = r.cls[k], &b = back.cls[k];
-    EXPECT_EQ(b.samples, a.samples);
-    EXPECT_NEAR(b.mape, a.mape, 1e-4);
-    for (int j = 0; j < kBaseFeatures; ++j) {
-      EXPECT_NEAR(b.lo[j], a.lo[j], 1e-8 * (1 + std::fabs(a.lo[j])));
-      EXPECT_NEAR(b.hi[j], a.hi[j], 1e-8 * (1 + std::fabs(a.hi[j])));
-    }
-    for (int j = 0; j < kFeatures; ++j)
-      EXPECT_NEAR(b.coef[j], a.coef[j], 1e-8 * (1 + std::fabs(a.coef[j])));
+    EXPECT_EQ(back.cls[k].samples, r.cls[k].samples);
+    EXPECT_NEAR(back.cls[k].mape, r.cls[k].mape, 1e-4);
   }
+  // Splits and the base exactly, leaves as floats exactly: the same predictions.
+  EXPECT_EQ(back.depth, r.depth);
+  EXPECT_EQ(back.base, r.base);
+  EXPECT_EQ(back.split_feature, r.split_feature);
+  EXPECT_EQ(back.split_value, r.split_value);
+  EXPECT_EQ(back.leaf, r.leaf);
   EXPECT_EQ(format_regression(back), text);
   EXPECT_EQ(back.name(), "regression sm_90");
 }
@@ -182,23 +200,37 @@ TEST(RegressionModel, MalformedFilesAreRejected) {
     EXPECT_NE(at, std::string::npos) << from;
     return s.replace(at, from.size(), to);
   };
+  // The same in the first tree line (the comments above it use the same words).
+  const auto in_tree = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const size_t at = s.find(from, s.find("\ntree "));
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
   const std::string bad[] = {
       "",
-      "placeholder: the real coefficients come from the H100 run\n" + good,
-      replaced("xpose-model 2", "xpose-model 1"),
+      "placeholder: the real model comes from the H100 run\n" + good,
+      replaced("xpose-model 3", "xpose-model 2"),
       replaced("arch sm_90", "arch hopper"),
       replaced("features ideal", "features volume"),
-      replaced(" analytic\n", "\n"),
+      replaced(" class\n", "\n"),
       replaced("class packed ", "class packed-split "),  // packed-split twice, packed missing
       replaced("class tiled", "class tilted"),
-      replaced(" coef ", " coef nan "),
-      replaced(" coef ", " coef 1 "),                    // one coefficient too many
-      replaced(" hi ", " hi 1 "),                        // a range number too many
       replaced(" samples ", " samples 0 x"),             // no samples
       replaced(" mape ", " mape x "),
       replaced("bytes ", "bytes 0 "),
       replaced("date ", "when "),
-      good.substr(0, good.rfind("class")),               // the last class missing
+      replaced("depth 3", "depth 0"),
+      replaced("depth 3", "depth 11"),
+      replaced("\nbase ", "\nbase nan "),
+      replaced("\ntree ", "\ntree 16 "),                 // splits on feature 16 of 0..15
+      replaced("\ntree ", "\ntree 1.5 "),
+      in_tree(" leaf ", " leaf nan "),
+      in_tree(" leaf ", " leaf 1 "),                     // a leaf too many
+      in_tree(" leaf ", " 0 0 leaf "),                   // a split too many
+      good.substr(0, good.find("\ntree ") + 1),         // no tree
+      replaced("depth 3\n", ""),                         // trees of no known depth
+      good.substr(0, good.find("class rows")) + good.substr(good.find("depth 3")),  // no class
   };
   for (const std::string& text : bad) {
     Regression r;
@@ -245,13 +277,13 @@ TEST(RegressionModel, FeaturesOfRandomProblems) {
       EXPECT_EQ(t.bytes, static_cast<double>(p.bytes()));
       EXPECT_GT(t.span_r, 0);
       EXPECT_GT(t.span_w, 0);
-      for (const double f : expand(base_features(c))) EXPECT_TRUE(std::isfinite(f));
+      for (const double f : model_features(c)) EXPECT_TRUE(std::isfinite(f));
     }
   }
 }
 
-// With coefficients for the device's architecture the regression predicts, within the sizes it
-// was calibrated on and never below the peak-bandwidth time; elsewhere the analytic model does.
+// With a model for the device's architecture the regression predicts, within the sizes it was
+// calibrated on and never below twice the peak-bandwidth time; elsewhere the analytic model does.
 TEST(RegressionModel, RegressionReplacesAnalyticPredictions) {
   const Problem p = problem({300, 200, 100}, {2, 0, 1}, 8);
   const std::vector<Choice> choices = candidates(p, uncalibrated_gpu());
@@ -259,18 +291,18 @@ TEST(RegressionModel, RegressionReplacesAnalyticPredictions) {
   r.arch = "sm_90";
   r.min_bytes = 1e6;
   r.max_bytes = 1e9;
-  for (ClassModel& m : r.cls) {
-    m.lo.fill(-100);
-    m.hi.fill(100);
-    m.coef[0] = std::log(3.0);  // three times the ideal time
-  }
+  r.depth = 1;  // one tree whose two leaves add nothing
+  r.split_feature = {0};
+  r.split_value = {0.0};
+  r.leaf = {0.0f, 0.0f};
+  r.base = std::log(3.0);  // three times the ideal time
   std::vector<Choice> same = choices;
   apply_regression(&r, &same);
   for (const Choice& c : same) {
     EXPECT_EQ(c.model, &r);
     EXPECT_NEAR(c.predicted, c.terms.launch_s + 3 * c.terms.ideal_s, 1e-15);
   }
-  for (ClassModel& m : r.cls) m.coef[0] = -5;  // faster than peak: held at the peak time
+  r.base = -5;  // faster than peak: held at the peak time
   apply_regression(&r, &same);
   for (const Choice& c : same)
     EXPECT_NEAR(c.predicted, c.terms.launch_s + 2 * c.terms.ideal_s, 1e-15);

@@ -1,8 +1,9 @@
 // `xpose calibrate`: fits the CUDA planner's regression model (docs/model.md) on this GPU. For
 // each problem of TTLG's dataset (dataset.hpp) it times the candidates the planner enumerates
-// (up to --candidates of them) the way measure planning times its best few, fits each kernel
-// class on four fifths of the problems, reports the error on the fifth held out, and writes the
-// coefficients file and a CSV of every timed candidate (tools/plot_model.py plots it).
+// (up to --candidates of them) the way measure planning times its best few, fits the model on
+// four fifths of the problems, reports the error on the fifth held out, and writes the model
+// file and a CSV of every timed candidate (tools/plot_model.py plots it). `--fit CSV` fits again
+// from such a CSV, without a GPU. The fit and the report are calibrate_fit.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <set>
 
 #include "args.hpp"
+#include "calibrate_fit.hpp"
 #include "commands.hpp"
 #include "core/backend.hpp"
 #include "core/problem.hpp"
@@ -25,33 +27,36 @@ namespace xpose_tool {
 namespace {
 
 using xpose::detail::Choice;
-using xpose::detail::kModelClasses;
 using xpose::detail::Regression;
-
-// Fewer training candidates than this in a class leave no coefficients file: a fit on a handful
-// would rank that class's candidates by chance.
-constexpr long kMinClassSamples = 20;
-constexpr double kRidge = 1e-3;
 
 const char* kHelp =
     "usage: xpose calibrate [--out FILE] [--csv FILE] [--limit N] [--max-bytes B]\n"
     "                       [--seconds S] [--reps N] [--candidates N] [--refine N]\n"
     "                       [--eval SUITES] [--eval-limit N] [--commit TEXT]\n"
+    "                       [--trees N] [--depth D]\n"
+    "       xpose calibrate --fit CSV --arch sm_XY [--device NAME] [--out FILE] [--csv FILE]\n"
+    "                       [--commit TEXT] [--trees N] [--depth D]\n"
     "\n"
     "Times the CUDA planner's candidates on TTLG's dataset (ranks 3-6, every permutation of\n"
     "ranks 3 and 4 and an even sample of ranks 5 and 6, extents equal / increasing /\n"
     "decreasing / peaked / valley, 16 MB to 2 GB, elements of 4 and 8 bytes and some of 1, 2\n"
-    "and 16) and on cuTT-style random problems of ranks 7-12, fits the regression model per\n"
-    "kernel class on four fifths of the problems (split by a hash of their names), then times\n"
-    "the fitted model's own favourites where they were not timed yet and fits again. Prints the\n"
+    "and 16) and on cuTT-style random problems of ranks 7-12, fits the regression model (boosted\n"
+    "trees over the candidates' features and kernel class) on four fifths of the problems (split\n"
+    "by a hash of their names), then times the fitted model's own favourites where they were not\n"
+    "timed yet and fits again. Prints the\n"
     "error on the fifth held out next to the analytic model's, how often each model's pick runs\n"
     "within 5 % and 15 % of the fastest candidate, on the held-out problems and on bench suite\n"
-    "cases (every candidate timed, never fitted), and writes the coefficients file\n"
-    "(docs/model.md says how to install it).\n"
+    "cases (every candidate timed, never fitted), and writes the model file (docs/model.md says\n"
+    "how to install it). With --fit, reads the timings of an earlier run from its CSV instead\n"
+    "of timing anything (no GPU needed), fits and reports the same way.\n"
     "\n"
-    "  --out FILE        coefficients file (default sm_XY.txt, XY this GPU's architecture)\n"
+    "  --out FILE        model file (default sm_XY.txt, XY this GPU's architecture)\n"
     "  --csv FILE        every timed candidate: features, analytic, regression and measured\n"
     "                    seconds (default calibrate_sm_XY.csv)\n"
+    "  --fit CSV         fit on the CSV of an earlier run; --arch names its GPU's architecture\n"
+    "                    (sm_90), --device its name for the model file\n"
+    "  --trees N         boosting rounds (default 100)\n"
+    "  --depth D         levels per tree (default 6)\n"
     "  --limit N         the first N problems of the dataset's shuffled order (an even sample)\n"
     "  --max-bytes B     largest tensor in bytes (suffix K, M or G; default 2G)\n"
     "  --seconds S       start no new problem after S seconds (default 200)\n"
@@ -78,15 +83,7 @@ struct Config {
   std::vector<std::string> eval = {"ttlg6d-15",   "ttlg6d-16",   "ttlg6d-17", "cutt-random",
                                    "cutt-rank8", "cutt-rank12", "square"};
   size_t eval_limit = 16;
-};
-
-// One timed candidate.
-struct Sample {
-  size_t problem = 0;  // index into the cases
-  std::string view, summary;
-  Choice choice;
-  int cls = 0;
-  double measured = 0, regression = 0;
+  xpose::detail::TreeFit fit;
 };
 
 int64_t parse_bytes(const std::string& text) {
@@ -120,6 +117,10 @@ std::string today_utc() {
 
 Config parse_config(const ParsedArgs& args, int arch) {
   Config c;
+  if (const std::string* v = args.get("--trees"))
+    c.fit.trees = static_cast<int>(parse_int("--trees", *v, 1, 100000));
+  if (const std::string* v = args.get("--depth"))
+    c.fit.depth = static_cast<int>(parse_int("--depth", *v, 1, xpose::detail::kMaxTreeDepth));
   const std::string tag = "sm_" + std::to_string(arch);
   c.out = args.get("--out") ? *args.get("--out") : tag + ".txt";
   c.csv = args.get("--csv") ? *args.get("--csv") : "calibrate_" + tag + ".csv";
@@ -193,22 +194,44 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Times candidates `which` of problem `problem` and appends a sample for each; false when the
+// The CSV columns of a sample before and after its candidate number (calibrate_fit.hpp).
+std::string sample_head(const CalibrationCase& cc, const std::string& view) {
+  return cc.c.name + ',' + std::to_string(cc.fold) + ',' +
+         (cc.fold < 0 ? cc.c.suite : shape_name(cc.shape)) + ',' +
+         std::to_string(cc.c.extents.size()) + ",\"" + join(cc.c.extents, false) + "\",\"" +
+         join(cc.c.perm, false) + "\"," + std::to_string(cc.elem) + ',' +
+         std::to_string(cc.c.volume() * static_cast<int64_t>(cc.elem)) + ",\"" + view + '"';
+}
+
+// Times candidates `which` of case `problem` and appends a sample for each; false when the
 // scratch buffers do not fit on the device.
 bool time_candidates(size_t problem, const std::vector<size_t>& which, const Config& cfg,
-                     const std::string& name, Candidates* c, std::vector<Sample>* samples) {
+                     const CalibrationCase& cc, Candidates* c, std::vector<Sample>* samples) {
   if (which.empty()) return true;
   std::vector<Choice> run;
   for (const size_t i : which) run.push_back(c->all[i]);
   std::vector<double> secs;
   const xpose_status_t st = xpose::detail::cuda_time_choices(*c->dev, c->view, run, cfg.reps, &secs);
   if (st == XPOSE_ERROR_OUT_OF_MEMORY) return false;
-  check_status(st, name);
+  check_status(st, cc.c.name);
+  const std::string head = sample_head(cc, c->view.to_string());
   for (size_t j = 0; j < which.size(); ++j) {
     c->timed[which[j]] = true;
-    if (secs[j] > 0)
-      samples->push_back({problem, c->view.to_string(), c->summary[which[j]], run[j],
-                          xpose::detail::model_class(run[j].schema), secs[j]});
+    if (!(secs[j] > 0)) continue;
+    const Choice& ch = run[j];
+    Sample s;
+    s.problem = problem;
+    s.head = head;
+    s.cls = xpose::detail::model_class(ch.schema);
+    s.tail = std::string(xpose::detail::schema_name(ch.schema)) + ',' +
+             xpose::detail::model_class_name(s.cls) + ',' + c->summary[which[j]];
+    s.x = xpose::detail::model_features(ch);
+    s.ideal = ch.terms.ideal_s;
+    s.launch = ch.terms.launch_s;
+    s.bytes = ch.terms.bytes;
+    s.analytic = ch.terms.analytic_s;
+    s.measured = secs[j];
+    samples->push_back(std::move(s));
   }
   return true;
 }
@@ -236,7 +259,7 @@ size_t measure(const std::vector<CalibrationCase>& cases, const Config& cfg, int
     cands->push_back(distinct_candidates(probe));
     Candidates& c = cands->back();
     const size_t cap = cc.fold < 0 ? c.all.size() : cfg.candidates;
-    if (!time_candidates(done, pick(c.all.size(), cap), cfg, cc.c.name, &c, samples)) {
+    if (!time_candidates(done, pick(c.all.size(), cap), cfg, cc, &c, samples)) {
       ++skipped;
       c.all.clear();
     }
@@ -273,7 +296,7 @@ void refine(const std::vector<CalibrationCase>& cases, const Config& cfg, const 
     std::vector<size_t> which;
     for (const size_t j : order)
       if (!c.timed[j] && which.size() < cfg.refine) which.push_back(j);
-    time_candidates(i, which, cfg, cases[i].c.name, &c, samples);
+    time_candidates(i, which, cfg, cases[i], &c, samples);
   }
   std::stable_sort(samples->begin(), samples->end(),
                    [](const Sample& a, const Sample& b) { return a.problem < b.problem; });
@@ -281,166 +304,52 @@ void refine(const std::vector<CalibrationCase>& cases, const Config& cfg, const 
                samples->size() - before, seconds_since(t0));
 }
 
-// Fits each class on the samples outside fold 0 and predicts every sample; returns whether
-// every class had enough of them.
-bool fit(const std::vector<CalibrationCase>& cases, std::vector<Sample>* samples, Regression* r) {
-  bool complete = !samples->empty();
-  r->min_bytes = 1e300;
-  r->max_bytes = 0;
-  for (const Sample& s : *samples) {
-    if (cases[s.problem].fold < 0) continue;
-    r->min_bytes = std::min(r->min_bytes, s.choice.terms.bytes);
-    r->max_bytes = std::max(r->max_bytes, s.choice.terms.bytes);
-  }
-  for (int k = 0; k < kModelClasses; ++k) {
-    std::vector<Choice> x;
-    std::vector<double> y;
-    for (const Sample& s : *samples)
-      if (s.cls == k && cases[s.problem].fold > 0) {
-        x.push_back(s.choice);
-        y.push_back(s.measured);
-      }
-    const bool fitted = xpose::detail::fit_class(x, y, kRidge, &r->cls[k]);
-    if (!fitted || r->cls[k].samples < kMinClassSamples) {
-      std::fprintf(stderr, "calibrate: class %s: %ld training candidates%s\n",
-                   xpose::detail::model_class_name(k), r->cls[k].samples,
-                   fitted ? "" : ", singular fit");
-      complete = false;
-    }
-  }
-  for (Sample& s : *samples) s.regression = r->predict(s.choice);
-  return complete;
+std::vector<ProblemInfo> problem_infos(const std::vector<CalibrationCase>& cases) {
+  std::vector<ProblemInfo> out;
+  for (const CalibrationCase& cc : cases) out.push_back({cc.fold, cc.c.suite});
+  return out;
 }
 
-struct Errors {
-  double regression = 0, analytic = 0;
-  size_t n = 0;
-  void add(const Sample& s) {
-    regression += std::fabs(s.regression - s.measured) / s.measured;
-    analytic += std::fabs(s.choice.terms.analytic_s - s.measured) / s.measured;
-    ++n;
+// Reports, writes the CSV and, when the fit is complete, the model file; the exit status.
+int finish(const Config& cfg, const std::vector<ProblemInfo>& problems, bool complete,
+           const std::vector<Sample>& samples, const Regression* shipped, Regression* r) {
+  report_fit(problems, samples, shipped, r);
+  write_samples(cfg.csv, samples);
+  std::printf("\nwrote %s", cfg.csv.c_str());
+  if (!complete) {
+    std::printf("\nno model file: a kernel class has fewer than %ld training candidates "
+                "(time more problems)\n",
+                kMinClassSamples);
+    return 1;
   }
-  std::string text(double sum) const {
-    if (n == 0) return "-";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * sum / static_cast<double>(n));
-    return buf;
-  }
-};
-
-// How often each model's pick among the timed candidates runs within 5 % and 15 % of the
-// fastest of them: on the held-out problems, and per bench suite on its cases (where every
-// candidate is timed, so the pick is the planner's own). Models: the new fit, the one this
-// binary ships for the GPU (when it has one), the analytic one.
-void report_choice(const std::vector<CalibrationCase>& cases, const std::vector<Sample>& samples,
-                   const Regression* shipped) {
-  struct Tally {
-    size_t problems = 0, within[3][2] = {};
-    std::vector<double> loss[3];  // measured time of the pick / fastest, per problem
-  };
-  std::vector<std::pair<std::string, Tally>> groups;  // in order of first appearance
-  const auto group = [&](const std::string& name) -> Tally& {
-    for (auto& g : groups)
-      if (g.first == name) return g.second;
-    groups.emplace_back(name, Tally{});
-    return groups.back().second;
-  };
-  for (size_t i = 0; i < samples.size();) {
-    size_t end = i;
-    while (end < samples.size() && samples[end].problem == samples[i].problem) ++end;
-    const CalibrationCase& cc = cases[samples[i].problem];
-    if (cc.fold <= 0) {
-      double best = 1e30, pick_time[3] = {}, pick_pred[3] = {1e30, 1e30, 1e30};
-      for (size_t j = i; j < end; ++j) {
-        const Sample& s = samples[j];
-        best = std::min(best, s.measured);
-        const double pred[3] = {s.regression, shipped ? shipped->predict(s.choice) : 1e30,
-                                s.choice.terms.analytic_s};
-        for (int m = 0; m < 3; ++m)
-          if (pred[m] < pick_pred[m]) pick_pred[m] = pred[m], pick_time[m] = s.measured;
-      }
-      Tally& t = group(cc.fold == 0 ? "held-out" : cc.c.suite);
-      ++t.problems;
-      for (int m = 0; m < 3; ++m) {
-        t.loss[m].push_back(pick_time[m] / best);
-        for (int k = 0; k < 2; ++k) t.within[m][k] += pick_time[m] <= best * (k ? 1.15 : 1.05);
-      }
-    }
-    i = end;
-  }
-  std::printf("plan choice: share of problems whose pick runs within 5%% / 15%% of the fastest\n"
-              "timed candidate, and the worst pick's slowdown (bench suites: every candidate\n"
-              "timed; held-out: the sampled and refined ones)\n\n"
-              "| problems      |   n | new fit            | shipped            | analytic           |\n"
-              "|---------------|----:|--------------------|--------------------|--------------------|\n");
-  for (const auto& [name, t] : groups) {
-    std::printf("| %-13s | %3zu |", name.c_str(), t.problems);
-    for (int m = 0; m < 3; ++m) {
-      if (m == 1 && !shipped) {
-        std::printf(" %-18s |", "-");
-        continue;
-      }
-      const double n = static_cast<double>(t.problems);
-      const double worst = *std::max_element(t.loss[m].begin(), t.loss[m].end());
-      std::printf(" %5.1f%% %5.1f%% x%.2f |", 100.0 * t.within[m][0] / n,
-                  100.0 * t.within[m][1] / n, worst);
-    }
-    std::printf("\n");
-  }
+  std::ofstream out(cfg.out);
+  out << xpose::detail::format_regression(*r);
+  if (!out) throw ToolError("--out: cannot write '" + cfg.out + "'");
+  std::printf(" and %s (%zu trees of depth %d)\n", cfg.out.c_str(), r->trees(), r->depth);
+  return 0;
 }
 
-void report(const std::vector<CalibrationCase>& cases, const std::vector<Sample>& samples,
-            const Regression* shipped, Regression* r) {
-  Errors by_class[kModelClasses], all;
-  for (const Sample& s : samples)
-    if (cases[s.problem].fold == 0) {
-      by_class[s.cls].add(s);
-      all.add(s);
-    }
-  std::printf("held-out fifth: MAPE (mean |predicted - measured| / measured) per kernel class\n\n"
-              "| class        |  fit |  test | regression | analytic |\n"
-              "|--------------|-----:|------:|-----------:|---------:|\n");
-  for (int k = 0; k < kModelClasses; ++k) {
-    const Errors& e = by_class[k];
-    r->cls[k].mape = e.n ? e.regression / static_cast<double>(e.n) : 0;
-    std::printf("| %-12s | %4ld | %5zu | %10s | %8s |\n", xpose::detail::model_class_name(k),
-                r->cls[k].samples, e.n, e.text(e.regression).c_str(), e.text(e.analytic).c_str());
-  }
-  long fitted = 0;
-  for (const auto& m : r->cls) fitted += m.samples;
-  std::printf("| %-12s | %4ld | %5zu | %10s | %8s |\n\n", "all", fitted, all.n,
-              all.text(all.regression).c_str(), all.text(all.analytic).c_str());
-  report_choice(cases, samples, shipped);
-}
-
-void write_csv(const std::string& path, const std::vector<CalibrationCase>& cases,
-               const std::vector<Sample>& samples) {
-  std::ofstream out(path);
-  if (!out) throw ToolError("--csv: cannot write '" + path + "'");
-  out << "problem,fold,shape,rank,extents,perm,elem,bytes,view,cand,schema,class,summary";
-  for (const char* f : xpose::detail::kBaseFeatureNames) out << ",f_" << f;
-  out << ",analytic_s,regression_s,measured_s\n";
-  size_t cand = 0;
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const Sample& s = samples[i];
-    const CalibrationCase& cc = cases[s.problem];
-    cand = i > 0 && samples[i - 1].problem == s.problem ? cand + 1 : 0;
-    out << cc.c.name << ',' << cc.fold << ',' << (cc.fold < 0 ? cc.c.suite : shape_name(cc.shape))
-        << ','
-        << cc.c.extents.size() << ",\"" << join(cc.c.extents, false) << "\",\""
-        << join(cc.c.perm, false) << "\"," << cc.elem << ','
-        << cc.c.volume() * static_cast<int64_t>(cc.elem) << ",\"" << s.view << "\"," << cand
-        << ',' << xpose::detail::schema_name(s.choice.schema) << ','
-        << xpose::detail::model_class_name(s.cls) << ',' << s.summary;
-    char buf[48];
-    for (const double f : xpose::detail::base_features(s.choice)) {
-      std::snprintf(buf, sizeof buf, ",%.6g", f);
-      out << buf;
-    }
-    std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g\n", s.choice.terms.analytic_s, s.regression,
-                  s.measured);
-    out << buf;
-  }
+// --fit: the timings of an earlier run, fitted again.
+int fit_command(const ParsedArgs& args) {
+  const std::string* arch_text = args.get("--arch");
+  if (!arch_text) throw UsageError("calibrate --fit: --arch sm_XY names the GPU of the CSV");
+  const std::string& a = *arch_text;
+  if (a.size() < 4 || a.compare(0, 3, "sm_") != 0)
+    throw UsageError("calibrate: --arch '" + a + "' is not sm_<number>");
+  const int arch = static_cast<int>(parse_int("--arch", a.substr(3), 10, 9999));
+  const Config cfg = parse_config(args, arch);
+  std::vector<ProblemInfo> problems;
+  std::vector<Sample> samples;
+  read_samples(*args.get("--fit"), &problems, &samples);
+  std::printf("calibrate --fit: %zu problems, %zu candidates from %s\n", problems.size(),
+              samples.size(), args.get("--fit")->c_str());
+  Regression r;
+  r.arch = a;
+  r.device = args.get("--device") ? *args.get("--device") : "unknown";
+  r.commit = cfg.commit;
+  r.date = today_utc();
+  const bool complete = fit_samples(problems, cfg.fit, &samples, &r);
+  return finish(cfg, problems, complete, samples, xpose::detail::process_models().find(arch), &r);
 }
 
 }  // namespace
@@ -449,7 +358,8 @@ int calibrate_command(const std::vector<std::string>& argv) {
   const ParsedArgs args = parse_args(
       "calibrate", argv,
       {"--out", "--csv", "--limit", "--max-bytes", "--seconds", "--reps", "--candidates",
-       "--refine", "--eval", "--eval-limit", "--commit"},
+       "--refine", "--eval", "--eval-limit", "--commit", "--trees", "--depth", "--fit", "--arch",
+       "--device"},
       {});
   if (args.has("--help")) {
     std::printf("%s", kHelp);
@@ -457,6 +367,9 @@ int calibrate_command(const std::vector<std::string>& argv) {
   }
   if (!args.positional.empty())
     throw UsageError("calibrate: unexpected argument '" + args.positional[0] + "'");
+  if (args.get("--fit")) return fit_command(args);
+  for (const char* fit_only : {"--arch", "--device"})
+    if (args.get(fit_only)) throw UsageError(std::string("calibrate: ") + fit_only + " goes with --fit");
   std::string why;
   if (!gpu::usable(&why)) throw ToolError("calibrate: needs a CUDA device: " + why);
   const int arch = gpu::arch();
@@ -487,26 +400,15 @@ int calibrate_command(const std::vector<std::string>& argv) {
   r.arch = "sm_" + std::to_string(arch);
   r.commit = cfg.commit;
   r.date = today_utc();
-  bool complete = fit(cases, &samples, &r);
+  const std::vector<ProblemInfo> problems = problem_infos(cases);
+  bool complete = fit_samples(problems, cfg.fit, &samples, &r);
   if (complete && cfg.refine > 0) {
     refine(cases, cfg, r, &cands, &samples);
-    complete = fit(cases, &samples, &r);
+    complete = fit_samples(problems, cfg.fit, &samples, &r);
   }
-  report(cases, samples, xpose::detail::process_models().find(arch), &r);
-  write_csv(cfg.csv, cases, samples);
-  std::printf("\n%zu problems, %zu candidates timed in %.0f s; wrote %s", ran, samples.size(),
-              seconds_since(t0), cfg.csv.c_str());
-  if (!complete) {
-    std::printf("\nno coefficients file: a kernel class has fewer than %ld training candidates "
-                "(time more problems)\n",
-                kMinClassSamples);
-    return 1;
-  }
-  std::ofstream out(cfg.out);
-  out << xpose::detail::format_regression(r);
-  if (!out) throw ToolError("--out: cannot write '" + cfg.out + "'");
-  std::printf(" and %s\n", cfg.out.c_str());
-  return 0;
+  std::printf("%zu problems, %zu candidates timed in %.0f s\n\n", ran, samples.size(),
+              seconds_since(t0));
+  return finish(cfg, problems, complete, samples, xpose::detail::process_models().find(arch), &r);
 }
 
 }  // namespace xpose_tool

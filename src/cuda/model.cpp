@@ -1,5 +1,5 @@
-// The regression cost model: features, the fit, the coefficients file and the process's models.
-// Host C++ only. See model.hpp and docs/model.md.
+// The regression cost model: features, the tree ensemble and its fit, the model file and the
+// process's models. Host C++ only. See model.hpp and docs/model.md.
 #include "cuda/model.hpp"
 
 #include <algorithm>
@@ -23,7 +23,7 @@ namespace {
 constexpr const char* kClassNames[kModelClasses] = {"rows", "fvi-small", "tiled", "packed",
                                                     "packed-split"};
 constexpr const char* kMagic = "xpose-model";
-constexpr int kVersion = 2;
+constexpr int kVersion = 3;
 
 // "sm_90" -> 90; 0 for anything else.
 int arch_number(const std::string& arch) {
@@ -51,7 +51,7 @@ bool read_numbers(std::istringstream& in, const char* key, int n, double* out, s
   return true;
 }
 
-// One "class NAME samples N mape X lo .. hi .. coef .." line (the words after "class").
+// One "class NAME samples N mape X" line (the words after "class").
 bool parse_class(std::istringstream& in, Regression* r, std::array<bool, kModelClasses>* seen,
                  std::string* why) {
   std::string name;
@@ -61,56 +61,56 @@ bool parse_class(std::istringstream& in, Regression* r, std::array<bool, kModelC
   if (k == kModelClasses) return *why = "unknown kernel class '" + name + "'", false;
   if ((*seen)[k]) return *why = "class '" + name + "' repeated", false;
   (*seen)[k] = true;
-  ClassModel& m = r->cls[k];
+  ClassInfo& m = r->cls[k];
   double samples = 0;
-  std::string what;
+  std::string what, extra;
   const bool ok = read_numbers(in, "samples", 1, &samples, &what) && samples >= 1 &&
-                  read_numbers(in, "mape", 1, &m.mape, &what) &&
-                  read_numbers(in, "lo", kBaseFeatures, m.lo.data(), &what) &&
-                  read_numbers(in, "hi", kBaseFeatures, m.hi.data(), &what) &&
-                  read_numbers(in, "coef", kFeatures, m.coef.data(), &what);
+                  read_numbers(in, "mape", 1, &m.mape, &what);
   m.samples = static_cast<long>(samples);
-  std::string extra;
   if (ok && !(in >> extra)) return true;
   *why = "class " + name + ": " +
-         (ok ? "more than " + std::to_string(kFeatures) + " coefficients"
-             : what.empty() ? std::string("no samples") : what);
+         (ok ? "unexpected '" + extra + "'" : what.empty() ? std::string("no samples") : what);
   return false;
 }
 
-// Solves a x = b for symmetric positive definite a (n x n, row-major); false when a pivot is not
-// positive (singular or indefinite).
-bool cholesky_solve(std::vector<double> a, int n, std::vector<double>* b) {
-  for (int j = 0; j < n; ++j) {
-    double d = a[j * n + j];
-    for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
-    if (!(d > 1e-300)) return false;
-    a[j * n + j] = std::sqrt(d);
-    for (int i = j + 1; i < n; ++i) {
-      double s = a[i * n + j];
-      for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
-      a[i * n + j] = s / a[j * n + j];
-    }
+// One "tree F V F V .. leaf L .." line (the words after "tree"): depth splits, 2^depth leaves.
+bool parse_tree(std::istringstream& in, Regression* r, std::string* why) {
+  const int depth = r->depth;
+  std::string word;
+  for (int l = 0; l < depth; ++l) {
+    double f = 0, v = 0;
+    if (!(in >> word) || !parse_number(word, &f) || f < 0 || f >= kFeatures || f != std::floor(f))
+      return *why = "tree: split " + std::to_string(l + 1) + " names no feature", false;
+    if (!(in >> word) || !parse_number(word, &v))
+      return *why = "tree: split " + std::to_string(l + 1) + " has no finite value", false;
+    r->split_feature.push_back(static_cast<unsigned char>(f));
+    r->split_value.push_back(v);
   }
-  std::vector<double>& x = *b;
-  for (int i = 0; i < n; ++i) {  // L y = b
-    for (int k = 0; k < i; ++k) x[i] -= a[i * n + k] * x[k];
-    x[i] /= a[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; --i) {  // L^T x = y
-    for (int k = i + 1; k < n; ++k) x[i] -= a[k * n + i] * x[k];
-    x[i] /= a[i * n + i];
-  }
+  const int leaves = 1 << depth;
+  std::vector<double> values(leaves);
+  if (!read_numbers(in, "leaf", leaves, values.data(), why)) return *why = "tree: " + *why, false;
+  if (in >> word)
+    return *why = "tree: more than " + std::to_string(leaves) + " leaves", false;
+  for (const double v : values) r->leaf.push_back(static_cast<float>(v));
   return true;
 }
 
-void append_numbers(std::string* s, const char* key, const double* v, int n) {
-  *s += std::string(" ") + key;
-  char buf[32];
-  for (int j = 0; j < n; ++j) {
-    std::snprintf(buf, sizeof buf, " %.9g", v[j]);
-    *s += buf;
+// Split candidates of one feature, from its sorted training values: every distinct value when
+// there are at most `bins` (the kernel class, the element size), else the distinct values at the
+// quantiles q / bins; never the minimum (a split there would send every sample one way).
+std::vector<double> split_edges(const std::vector<double>& sorted, int bins) {
+  std::vector<double> distinct;
+  for (const double v : sorted)
+    if (distinct.empty() || v > distinct.back()) distinct.push_back(v);
+  if (distinct.size() <= static_cast<size_t>(bins))
+    return std::vector<double>(distinct.begin() + 1, distinct.end());
+  std::vector<double> e;
+  const size_t n = sorted.size();
+  for (int q = 1; q < bins; ++q) {
+    const double v = sorted[(static_cast<size_t>(q) * (n - 1)) / static_cast<size_t>(bins)];
+    if (v > sorted.front() && (e.empty() || v > e.back())) e.push_back(v);
   }
+  return e;
 }
 
 }  // namespace
@@ -150,128 +150,158 @@ BaseFeatures base_features(const Choice& c) {
           std::log(t.analytic_s / t.ideal_s)};
 }
 
-Features expand(const BaseFeatures& b) {
-  Features x{};
-  int j = 0;
-  x[j++] = 1;
-  for (const double v : b) x[j++] = v;
-  for (int i = 0; i < kBaseFeatures; ++i)
-    for (int k = i; k < kBaseFeatures; ++k) x[j++] = b[i] * b[k];
+Features model_features(const Choice& c) {
+  const BaseFeatures b = base_features(c);
+  Features x;
+  std::copy(b.begin(), b.end(), x.begin());
+  x[kBaseFeatures] = model_class(c.schema);
   return x;
 }
 
-std::string feature_name(int j) {
-  if (j == 0) return "1";
-  if (j <= kBaseFeatures) return kBaseFeatureNames[j - 1];
-  j -= kBaseFeatures + 1;
-  for (int i = 0; i < kBaseFeatures; ++i) {
-    if (j < kBaseFeatures - i)
-      return std::string(kBaseFeatureNames[i]) + "*" + kBaseFeatureNames[i + j];
-    j -= kBaseFeatures - i;
+const char* feature_name(int j) {
+  return j >= 0 && j < kBaseFeatures ? kBaseFeatureNames[j] : j == kBaseFeatures ? "class" : "?";
+}
+
+double log_factor(double seconds, double launch_s, double ideal_s) {
+  return std::log(std::max(seconds - launch_s, 0.5 * seconds) / ideal_s);
+}
+
+double seconds_of(double z, double launch_s, double ideal_s) {
+  // 30 only keeps a corrupt file from overflowing.
+  const double factor = std::isfinite(z) ? std::max(std::exp(std::min(z, 30.0)), 2.0) : 2.0;
+  return launch_s + ideal_s * factor;
+}
+
+double Regression::eval(const Features& x) const {
+  double z = base;
+  const size_t n = trees(), leaves = size_t{1} << depth;
+  const unsigned char* f = split_feature.data();
+  const double* v = split_value.data();
+  const float* out = leaf.data();
+  for (size_t t = 0; t < n; ++t, f += depth, v += depth, out += leaves) {
+    unsigned i = 0;
+    for (int l = 0; l < depth; ++l) i |= static_cast<unsigned>(x[f[l]] >= v[l]) << l;
+    z += out[i];
   }
-  return "?";
+  return z;
 }
 
 double Regression::predict(const Choice& c) const {
-  const ClassModel& m = cls[model_class(c.schema)];
-  BaseFeatures b = base_features(c);
-  for (int j = 0; j < kBaseFeatures; ++j) b[j] = std::clamp(b[j], m.lo[j], m.hi[j]);
-  // coef . expand(b), without materializing the expansion (planning runs this per candidate).
-  const double* w = m.coef.data();
-  double z = *w++;
-  for (const double v : b) z += *w++ * v;
-  for (int i = 0; i < kBaseFeatures; ++i) {
-    double row = 0;
-    for (int k = i; k < kBaseFeatures; ++k) row += *w++ * b[k];
-    z += row * b[i];
-  }
-  // The factor over the ideal time is at least 2 (read and write at peak); 30 only keeps a
-  // corrupt coefficient from overflowing.
-  const double factor = std::isfinite(z) ? std::max(std::exp(std::min(z, 30.0)), 2.0) : 2.0;
-  return c.terms.launch_s + c.terms.ideal_s * factor;
+  return seconds_of(eval(model_features(c)), c.terms.launch_s, c.terms.ideal_s);
 }
 
-bool ridge_fit(const std::vector<Features>& x, const std::vector<double>& y, double ridge,
-               Features* coef) {
-  constexpr int p = kFeatures;
-  const double n = static_cast<double>(x.size());
-  if (x.empty()) return false;
-  Features mean{}, sd{};
-  for (const Features& row : x)
-    for (int j = 1; j < p; ++j) mean[j] += row[j] / n;
-  for (const Features& row : x)
-    for (int j = 1; j < p; ++j) sd[j] += (row[j] - mean[j]) * (row[j] - mean[j]) / n;
-  sd[0] = 1;
-  std::vector<bool> active(p, true);
-  for (int j = 1; j < p; ++j) {
-    sd[j] = std::sqrt(sd[j]);
-    active[j] = sd[j] > 1e-9 * (1 + std::fabs(mean[j]));
+bool fit_trees(const std::vector<Features>& x, const std::vector<double>& y, const TreeFit& fit,
+               Regression* r) {
+  const size_t n = x.size();
+  if (n == 0 || y.size() != n || fit.trees < 1 || fit.depth < 1 || fit.depth > kMaxTreeDepth ||
+      fit.bins < 2 || fit.bins > 256)
+    return false;
+  // Each feature's split candidates, and every sample's bin: how many of them it reaches.
+  std::vector<std::vector<double>> edges(kFeatures);
+  std::vector<std::vector<unsigned char>> bin(kFeatures, std::vector<unsigned char>(n));
+  for (int j = 0; j < kFeatures; ++j) {
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = x[i][j];
+    std::sort(v.begin(), v.end());
+    edges[j] = split_edges(v, fit.bins);
+    for (size_t i = 0; i < n; ++i)
+      bin[j][i] = static_cast<unsigned char>(
+          std::upper_bound(edges[j].begin(), edges[j].end(), x[i][j]) - edges[j].begin());
   }
-  // Normal equations of the standardized problem: z_j = (x_j - mean_j) / sd_j, z_0 = 1.
-  std::vector<double> a(p * p, 0.0), b(p, 0.0);
-  Features z{};
-  for (size_t i = 0; i < x.size(); ++i) {
-    for (int j = 0; j < p; ++j) z[j] = active[j] ? (x[i][j] - mean[j]) / sd[j] : 0.0;
-    for (int j = 0; j < p; ++j) {
-      b[j] += z[j] * y[i] / n;
-      for (int k = 0; k <= j; ++k) a[j * p + k] += z[j] * z[k] / n;
+  double mean = 0;
+  for (const double v : y) mean += v / static_cast<double>(n);
+  std::vector<double> residual(n);
+  for (size_t i = 0; i < n; ++i) residual[i] = y[i] - mean;
+  r->depth = fit.depth;
+  r->base = mean;
+  r->split_feature.clear();
+  r->split_value.clear();
+  r->leaf.clear();
+  const size_t leaves = size_t{1} << fit.depth;
+  std::vector<unsigned> node(n);
+  std::vector<double> count, sum;
+  for (int t = 0; t < fit.trees; ++t) {
+    std::fill(node.begin(), node.end(), 0u);
+    for (int l = 0; l < fit.depth; ++l) {
+      // The split (feature, edge) that most reduces the squared residual summed over the
+      // level's nodes; none (every feature constant): a split no sample passes.
+      const size_t nodes = size_t{1} << l;
+      double best_gain = -1;
+      int best_j = 0;
+      size_t best_k = 0;
+      for (int j = 0; j < kFeatures; ++j) {
+        const size_t nb = edges[j].size() + 1;
+        if (nb < 2) continue;
+        count.assign(nodes * nb, 0.0);
+        sum.assign(nodes * nb, 0.0);
+        for (size_t i = 0; i < n; ++i) {
+          const size_t at = node[i] * nb + bin[j][i];
+          count[at] += 1;
+          sum[at] += residual[i];
+        }
+        std::vector<double> gain(nb - 1, 0.0);
+        for (size_t m = 0; m < nodes; ++m) {
+          double cn = 0, cs = 0, tn = 0, ts = 0;
+          for (size_t b = 0; b < nb; ++b) tn += count[m * nb + b], ts += sum[m * nb + b];
+          for (size_t k = 0; k + 1 < nb; ++k) {
+            cn += count[m * nb + k];
+            cs += sum[m * nb + k];
+            gain[k] += cs * cs / (cn + fit.l2) + (ts - cs) * (ts - cs) / (tn - cn + fit.l2);
+          }
+        }
+        for (size_t k = 0; k + 1 < nb; ++k)
+          if (gain[k] > best_gain) best_gain = gain[k], best_j = j, best_k = k;
+      }
+      const bool any = best_gain >= 0;
+      r->split_feature.push_back(static_cast<unsigned char>(best_j));
+      r->split_value.push_back(any ? edges[best_j][best_k] : std::numeric_limits<double>::max());
+      if (any)
+        for (size_t i = 0; i < n; ++i)
+          node[i] |= static_cast<unsigned>(bin[best_j][i] > best_k) << l;
     }
-  }
-  for (int j = 0; j < p; ++j) {
-    for (int k = 0; k < j; ++k) a[k * p + j] = a[j * p + k];
-    if (j > 0) a[j * p + j] += active[j] ? ridge : 1.0;  // an inactive column: coefficient 0
-  }
-  if (!cholesky_solve(std::move(a), p, &b)) return false;
-  (*coef)[0] = b[0];
-  for (int j = 1; j < p; ++j) {
-    (*coef)[j] = active[j] ? b[j] / sd[j] : 0.0;
-    (*coef)[0] -= (*coef)[j] * mean[j];
+    count.assign(leaves, 0.0);
+    sum.assign(leaves, 0.0);
+    for (size_t i = 0; i < n; ++i) count[node[i]] += 1, sum[node[i]] += residual[i];
+    const size_t first = r->leaf.size();
+    for (size_t m = 0; m < leaves; ++m)
+      r->leaf.push_back(static_cast<float>(fit.rate * sum[m] / (count[m] + fit.l2)));
+    for (size_t i = 0; i < n; ++i) residual[i] -= r->leaf[first + node[i]];
   }
   return true;
 }
 
-bool fit_class(const std::vector<Choice>& choices, const std::vector<double>& seconds,
-               double ridge, ClassModel* m) {
-  std::vector<Features> x;
-  std::vector<double> y;
-  m->lo.fill(std::numeric_limits<double>::infinity());
-  m->hi.fill(-std::numeric_limits<double>::infinity());
-  for (size_t i = 0; i < choices.size(); ++i) {
-    const CostTerms& t = choices[i].terms;
-    if (!(seconds[i] > 0)) continue;
-    const BaseFeatures b = base_features(choices[i]);
-    for (int j = 0; j < kBaseFeatures; ++j) {
-      m->lo[j] = std::min(m->lo[j], b[j]);
-      m->hi[j] = std::max(m->hi[j], b[j]);
-    }
-    x.push_back(expand(b));
-    // The launch's fixed cost is the analytic model's; at most half of a measured time.
-    y.push_back(std::log(std::max(seconds[i] - t.launch_s, 0.5 * seconds[i]) / t.ideal_s));
-  }
-  m->samples = static_cast<long>(x.size());
-  return ridge_fit(x, y, ridge * kFeatures / std::max<double>(1.0, x.size()), &m->coef);
-}
-
 std::string format_regression(const Regression& r) {
   std::string s =
-      "# xpose regression cost model (docs/model.md): seconds = launch + ideal x\n"
-      "# exp(coefficients . features) per kernel class, the features 1, the base features (logs,\n"
-      "# clamped to lo..hi) and their products; samples: candidates fitted on; mape: held-out\n"
+      "# xpose regression cost model (docs/model.md): seconds = launch + ideal x exp(F), F the\n"
+      "# base plus one leaf of each tree; a tree's level l goes right (bit l of the leaf index)\n"
+      "# when feature F_l >= V_l. samples: training candidates per kernel class; mape: held-out\n"
       "# mean |relative error|.\n";
   s += std::string(kMagic) + " " + std::to_string(kVersion) + "\n";
   char buf[96];
   std::snprintf(buf, sizeof buf, "bytes %.0f %.0f\n", r.min_bytes, r.max_bytes);
   s += "arch " + r.arch + "\ndevice " + r.device + "\ncommit " + r.commit + "\ndate " + r.date +
        "\n" + buf + "features";
-  for (const char* f : kBaseFeatureNames) s += std::string(" ") + f;
+  for (int j = 0; j < kFeatures; ++j) s += std::string(" ") + feature_name(j);
   s += "\n";
   for (int k = 0; k < kModelClasses; ++k) {
-    const ClassModel& m = r.cls[k];
-    std::snprintf(buf, sizeof buf, " samples %ld mape %.4f", m.samples, m.mape);
+    std::snprintf(buf, sizeof buf, " samples %ld mape %.4f\n", r.cls[k].samples, r.cls[k].mape);
     s += std::string("class ") + kClassNames[k] + buf;
-    append_numbers(&s, "lo", m.lo.data(), kBaseFeatures);
-    append_numbers(&s, "hi", m.hi.data(), kBaseFeatures);
-    append_numbers(&s, "coef", m.coef.data(), kFeatures);
+  }
+  std::snprintf(buf, sizeof buf, "depth %d\nbase %.17g\n", r.depth, r.base);
+  s += buf;
+  const size_t leaves = size_t{1} << r.depth;
+  for (size_t t = 0; t < r.trees(); ++t) {
+    s += "tree";
+    for (int l = 0; l < r.depth; ++l) {
+      std::snprintf(buf, sizeof buf, " %d %.17g", r.split_feature[t * r.depth + l],
+                    r.split_value[t * r.depth + l]);
+      s += buf;
+    }
+    s += " leaf";
+    for (size_t m = 0; m < leaves; ++m) {
+      std::snprintf(buf, sizeof buf, " %.9g", static_cast<double>(r.leaf[t * leaves + m]));
+      s += buf;
+    }
     s += "\n";
   }
   return s;
@@ -280,7 +310,7 @@ std::string format_regression(const Regression& r) {
 bool parse_regression(const std::string& text, Regression* out, std::string* why) {
   Regression r;
   std::array<bool, kModelClasses> seen{};
-  bool magic = false, named = false, sized = false;
+  bool magic = false, named = false, sized = false, based = false;
   std::istringstream lines(text);
   std::string line;
   int number = 0;
@@ -297,7 +327,7 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
     in >> key;
     std::getline(in >> std::ws, rest);
     std::istringstream words(rest);
-    if (key == "placeholder") return reject("a placeholder, not coefficients");
+    if (key == "placeholder") return reject("a placeholder, not a model");
     if (!magic) {
       if (key != kMagic || rest != std::to_string(kVersion))
         return reject(std::string("expected '") + kMagic + " " + std::to_string(kVersion) + "'");
@@ -318,15 +348,31 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
       std::string name;
       int j = 0;
       while (words >> name)
-        if (j >= kBaseFeatures || name != kBaseFeatureNames[j++])
-          return reject("features differ from this library's (" +
-                        std::to_string(kBaseFeatures) + ", ideal inv_eff_r ...): recalibrate");
-      if (j != kBaseFeatures) return reject("fewer features than this library's: recalibrate");
+        if (j >= kFeatures || name != feature_name(j++))
+          return reject("features differ from this library's (" + std::to_string(kFeatures) +
+                        ", ideal inv_eff_r ... class): recalibrate");
+      if (j != kFeatures) return reject("fewer features than this library's: recalibrate");
       named = true;
     } else if (key == "class") {
-      if (!named) return reject("class before the features line");
       std::string what;
       if (!parse_class(words, &r, &seen, &what)) return reject(what);
+    } else if (key == "depth") {
+      double d = 0;
+      std::string word, extra;
+      if (r.depth > 0) return reject("depth repeated");
+      if (!(words >> word) || !parse_number(word, &d) || d < 1 || d > kMaxTreeDepth ||
+          d != std::floor(d) || (words >> extra))
+        return reject("expected 'depth D', D from 1 to " + std::to_string(kMaxTreeDepth));
+      r.depth = static_cast<int>(d);
+    } else if (key == "base") {
+      std::string word, extra;
+      if (!(words >> word) || !parse_number(word, &r.base) || (words >> extra))
+        return reject("expected 'base Z', Z finite");
+      based = true;
+    } else if (key == "tree") {
+      if (!named || r.depth == 0) return reject("tree before the features and depth lines");
+      std::string what;
+      if (!parse_tree(words, &r, &what)) return reject(what);
     } else {
       return reject("unknown key '" + key + "'");
     }
@@ -335,7 +381,9 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
   if (r.arch.empty()) return *why = "no arch line", false;
   if (!sized) return *why = "no bytes line", false;
   for (int k = 0; k < kModelClasses; ++k)
-    if (!seen[k]) return *why = std::string("no coefficients for class ") + kClassNames[k], false;
+    if (!seen[k]) return *why = std::string("no line for class ") + kClassNames[k], false;
+  if (!based) return *why = "no base line", false;
+  if (r.trees() == 0) return *why = "no tree", false;
   *out = std::move(r);
   return true;
 }
@@ -374,7 +422,7 @@ std::string ModelSet::status(int arch, double bytes) const {
     return "analytic (the tensor is outside the sizes " + e.model.name() + about +
            " was calibrated on, " + range + ")";
   }
-  std::string s = arch > 0 ? "analytic (no coefficients for sm_" + std::to_string(arch)
+  std::string s = arch > 0 ? "analytic (no model for sm_" + std::to_string(arch)
                            : std::string("analytic (the device's architecture is unknown");
   for (const std::string& n : notes_) s += "; " + n;
   return s + ")";

@@ -1,11 +1,11 @@
-// The regression cost model of the CUDA planner (TTLG's style, docs/model.md). Per kernel class,
-// predicted seconds = launch + ideal x exp(c . x), where ideal is the time of the bytes at peak
-// bandwidth and x the quadratic expansion of 15 log-features (the analytic model's own terms,
-// which cost_tiled / cost_rows record in Choice::terms, plus the tile's shape), the coefficients
-// c fitted per GPU architecture by `xpose calibrate` in log space (least squares on the log of
-// the measured factor, so relative error). Where the device's architecture has no coefficients,
-// or a tensor's size lies outside the calibrated range, the analytic model predicts. Host C++
-// only: no CUDA header here.
+// The regression cost model of the CUDA planner (docs/model.md): predicted seconds = launch +
+// ideal x exp(F(x)), where ideal is the time of the bytes at peak bandwidth, x the 15 log-features
+// of a candidate (the analytic model's own terms, which cost_tiled / cost_rows record in
+// Choice::terms, plus the tile's shape) and its kernel class, and F an ensemble of gradient-boosted
+// oblivious regression trees fitted per GPU architecture by `xpose calibrate` on the log of the
+// measured factor (so relative error). Where the device's architecture has no model, or a
+// tensor's size lies outside the calibrated range, the analytic model predicts. Host C++ only: no
+// CUDA header here.
 #pragma once
 
 #include <array>
@@ -42,56 +42,73 @@ constexpr int kModelClasses = 5;
 const char* model_class_name(int k);
 int model_class(Schema s);
 
-// The base features: logs of the terms (docs/model.md); a model is quadratic in them.
+// The base features: logs of the terms (docs/model.md).
 constexpr int kBaseFeatures = 15;
 extern const char* const kBaseFeatureNames[kBaseFeatures];
 using BaseFeatures = std::array<double, kBaseFeatures>;
 BaseFeatures base_features(const Choice& c);
 
-// The expansion the coefficients multiply: 1, every base feature, every product of two
-// (squares included), in the order feature_name() names them ("1", "ideal", "ideal*ideal").
-constexpr int kFeatures = 1 + kBaseFeatures + kBaseFeatures * (kBaseFeatures + 1) / 2;
+// What the trees split on: the base features, then the kernel class (model_class) as a number.
+constexpr int kFeatures = kBaseFeatures + 1;
 using Features = std::array<double, kFeatures>;
-Features expand(const BaseFeatures& b);
-std::string feature_name(int j);
+Features model_features(const Choice& c);
+const char* feature_name(int j);  // kBaseFeatureNames, then "class"
 
-// One kernel class of a model: coefficients and the range of base features they were fitted
-// on (inputs are clamped to it, so a quadratic never extrapolates far).
-struct ClassModel {
-  long samples = 0;  // candidates fitted on
-  double mape = 0;   // held-out mean |relative error| (informational)
-  BaseFeatures lo{}, hi{};
-  Features coef{};
+// The fitted quantity and its inverse: z = log((seconds - launch) / ideal), the launch's share
+// held to at most half of the time; seconds = launch + ideal x exp(z), never below twice the
+// ideal time (read and write at peak).
+double log_factor(double seconds, double launch_s, double ideal_s);
+double seconds_of(double z, double launch_s, double ideal_s);
+
+// How `xpose calibrate` grows the ensemble (docs/model.md says how these were chosen).
+struct TreeFit {
+  int trees = 100;     // boosting rounds, one tree each
+  int depth = 6;       // levels per tree: 2^depth leaves
+  double rate = 0.15;  // learning rate (shrinkage), folded into the leaves
+  int bins = 32;       // split candidates per feature: quantiles of its training values
+  double l2 = 1.0;     // leaf value = sum of residuals / (samples + l2)
+};
+constexpr int kMaxTreeDepth = 10;
+
+// Per kernel class, what the fit saw (informational: the file carries it).
+struct ClassInfo {
+  long samples = 0;  // training candidates
+  double mape = 0;   // held-out mean |relative error|
 };
 
-// One architecture's coefficients, as a coefficients file holds them.
+// One architecture's model, as a model file holds it. Each tree is oblivious: level l sends a
+// candidate right when feature split_feature[l] >= split_value[l], the same test across the
+// level, so a tree is depth tests and one leaf read.
 struct Regression {
   std::string arch;  // "sm_90"
   std::string device, commit, date;
   double min_bytes = 0, max_bytes = 0;  // tensor sizes calibrated on
-  std::array<ClassModel, kModelClasses> cls{};
+  std::array<ClassInfo, kModelClasses> cls{};
+  int depth = 0;
+  double base = 0;                     // F before the first tree
+  std::vector<unsigned char> split_feature;  // trees x depth
+  std::vector<double> split_value;           // trees x depth
+  std::vector<float> leaf;                   // trees x 2^depth, bit l of the index = level l
 
+  size_t trees() const { return depth > 0 ? split_feature.size() / depth : 0; }
   bool covers(double bytes) const { return bytes >= min_bytes && bytes <= max_bytes; }
-  // Seconds; never below the time the bytes take at peak bandwidth.
+  // F(x): base plus one leaf per tree.
+  double eval(const Features& x) const;
+  // Seconds; never below twice the time the bytes take at peak bandwidth.
   double predict(const Choice& c) const;
   // "regression sm_90".
   std::string name() const { return "regression " + arch; }
 };
 
-// Fits `m` to candidates and their measured seconds (least squares on log((t - launch) / ideal),
-// ridge `ridge` x features / samples on standardized columns, the constant unpenalized). False
-// when there is no sample or the system is singular.
-bool fit_class(const std::vector<Choice>& choices, const std::vector<double>& seconds,
-               double ridge, ClassModel* m);
-// The solver under fit_class: b minimizing |x b - y|^2 / n + ridge |S b|^2, S scaling each
-// column but the first (the constant) to unit standard deviation; constant columns get 0.
-// Normal equations, Cholesky.
-bool ridge_fit(const std::vector<Features>& x, const std::vector<double>& y, double ridge,
-               Features* coef);
+// Grows r's trees (arch, sizes and class info untouched) to fit z = y[i] at x[i] by least
+// squares, gradient boosting with histogram splits; false when there is no sample.
+bool fit_trees(const std::vector<Features>& x, const std::vector<double>& y, const TreeFit& fit,
+               Regression* r);
 
-// The coefficients file format (docs/model.md). parse_regression rejects (false, `why` with the
-// line) anything but a complete file for this library's features: wrong magic, a placeholder,
-// feature names other than this library's, a missing or repeated class, a non-finite number.
+// The model file format (docs/model.md). parse_regression rejects (false, `why` with the line)
+// anything but a complete file for this library's features: wrong magic, a placeholder, feature
+// names other than this library's, a missing or repeated class, no tree, a tree of the wrong
+// size or splitting on an unknown feature, a non-finite number.
 std::string format_regression(const Regression& r);
 bool parse_regression(const std::string& text, Regression* out, std::string* why);
 
@@ -102,10 +119,10 @@ class ModelSet {
   // Parses `text`; `source` names it in status() ("embedded sm_90.txt").
   void add(const std::string& source, const std::string& text);
   void note(std::string text);
-  // The coefficients for architecture `arch` (10 x major + minor), or null.
+  // The model for architecture `arch` (10 x major + minor), or null.
   const Regression* find(int arch) const;
   // Which model predicts a tensor of `bytes` on `arch`, and why: "regression sm_90 (embedded
-  // sm_90.txt, commit .., date ..)" or "analytic (no coefficients for sm_80; ...)".
+  // sm_90.txt, commit .., date ..)" or "analytic (no model for sm_80; ...)".
   std::string status(int arch, double bytes) const;
 
  private:

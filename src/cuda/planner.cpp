@@ -519,6 +519,8 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   }
 }
 
+double analytic_launch_seconds() { return kTune.launch_s; }
+
 std::string summarize(const Problem& p, const Choice& c) {
   std::string s = schema_name(c.schema);
   if (c.schema == Schema::Copy || c.schema == Schema::Rows) {

@@ -67,6 +67,9 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
 bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req, Choice* best,
                  bool use_regression = true);
 
+// The analytic model's fixed cost of one kernel launch (every candidate's CostTerms::launch_s).
+double analytic_launch_seconds();
+
 // The parameters of a choice, ready to launch.
 struct KernelSpec {
   KernelSpec() : tiled{} {}

@@ -1,0 +1,264 @@
+// The fitting half of `xpose calibrate`: see calibrate_fit.hpp and docs/model.md.
+#include "calibrate_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "common.hpp"
+#include "cuda/planner.hpp"
+
+namespace xpose_tool {
+namespace {
+
+using xpose::detail::kBaseFeatures;
+using xpose::detail::kModelClasses;
+using xpose::detail::Regression;
+
+double predict(const Regression& r, const Sample& s) {
+  return xpose::detail::seconds_of(r.eval(s.x), s.launch, s.ideal);
+}
+
+struct Errors {
+  double regression = 0, analytic = 0;
+  size_t n = 0;
+  void add(const Sample& s) {
+    regression += std::fabs(s.regression - s.measured) / s.measured;
+    analytic += std::fabs(s.analytic - s.measured) / s.measured;
+    ++n;
+  }
+  std::string text(double sum) const {
+    if (n == 0) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * sum / static_cast<double>(n));
+    return buf;
+  }
+};
+
+// How often each model's pick among the timed candidates runs within 5 % and 15 % of the
+// fastest of them: on the held-out problems, and per bench suite on its cases (where every
+// candidate is timed, so the pick is the planner's own). Models: the new fit, the shipped one
+// (when there is one), the analytic one.
+void report_choice(const std::vector<ProblemInfo>& problems, const std::vector<Sample>& samples,
+                   const Regression* shipped) {
+  struct Tally {
+    size_t problems = 0, within[3][2] = {};
+    std::vector<double> loss[3];  // measured time of the pick / fastest, per problem
+  };
+  std::vector<std::pair<std::string, Tally>> groups;  // in order of first appearance
+  const auto group = [&](const std::string& name) -> Tally& {
+    for (auto& g : groups)
+      if (g.first == name) return g.second;
+    groups.emplace_back(name, Tally{});
+    return groups.back().second;
+  };
+  for (size_t i = 0; i < samples.size();) {
+    size_t end = i;
+    while (end < samples.size() && samples[end].problem == samples[i].problem) ++end;
+    const ProblemInfo& info = problems[samples[i].problem];
+    if (info.fold <= 0) {
+      double best = 1e30, pick_time[3] = {}, pick_pred[3] = {1e30, 1e30, 1e30};
+      for (size_t j = i; j < end; ++j) {
+        const Sample& s = samples[j];
+        best = std::min(best, s.measured);
+        const double pred[3] = {s.regression, shipped ? predict(*shipped, s) : 1e30, s.analytic};
+        for (int m = 0; m < 3; ++m)
+          if (pred[m] < pick_pred[m]) pick_pred[m] = pred[m], pick_time[m] = s.measured;
+      }
+      Tally& t = group(info.fold == 0 ? "held-out" : info.suite);
+      ++t.problems;
+      for (int m = 0; m < 3; ++m) {
+        t.loss[m].push_back(pick_time[m] / best);
+        for (int k = 0; k < 2; ++k) t.within[m][k] += pick_time[m] <= best * (k ? 1.15 : 1.05);
+      }
+    }
+    i = end;
+  }
+  std::printf("plan choice: share of problems whose pick runs within 5%% / 15%% of the fastest\n"
+              "timed candidate, and the worst pick's slowdown (bench suites: every candidate\n"
+              "timed; held-out: the sampled and refined ones)\n\n"
+              "| problems      |   n | new fit            | shipped            | analytic           |\n"
+              "|---------------|----:|--------------------|--------------------|--------------------|\n");
+  for (const auto& [name, t] : groups) {
+    std::printf("| %-13s | %3zu |", name.c_str(), t.problems);
+    for (int m = 0; m < 3; ++m) {
+      if (m == 1 && !shipped) {
+        std::printf(" %-18s |", "-");
+        continue;
+      }
+      const double n = static_cast<double>(t.problems);
+      const double worst = *std::max_element(t.loss[m].begin(), t.loss[m].end());
+      std::printf(" %5.1f%% %5.1f%% x%.2f |", 100.0 * t.within[m][0] / n,
+                  100.0 * t.within[m][1] / n, worst);
+    }
+    std::printf("\n");
+  }
+}
+
+// A CSV row's fields, quotes kept (so that a field is written back as it was read).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (const char ch : line) {
+    if (ch == '"') quoted = !quoted;
+    if (ch == ',' && !quoted)
+      out.emplace_back();
+    else
+      out.back() += ch;
+  }
+  return out;
+}
+
+double number(const std::string& field, const std::string& where) {
+  char* end = nullptr;
+  const double v = std::strtod(field.c_str(), &end);
+  if (field.empty() || end != field.c_str() + field.size() || !std::isfinite(v))
+    throw ToolError(where + ": '" + field + "' is not a finite number");
+  return v;
+}
+
+}  // namespace
+
+bool fit_samples(const std::vector<ProblemInfo>& problems, const xpose::detail::TreeFit& fit,
+                 std::vector<Sample>* samples, Regression* r) {
+  r->min_bytes = 1e300;
+  r->max_bytes = 0;
+  for (auto& c : r->cls) c = {};
+  std::vector<xpose::detail::Features> x;
+  std::vector<double> y;
+  for (const Sample& s : *samples) {
+    const int fold = problems[s.problem].fold;
+    if (fold < 0) continue;
+    r->min_bytes = std::min(r->min_bytes, s.bytes);
+    r->max_bytes = std::max(r->max_bytes, s.bytes);
+    if (fold == 0) continue;
+    ++r->cls[s.cls].samples;
+    x.push_back(s.x);
+    y.push_back(xpose::detail::log_factor(s.measured, s.launch, s.ideal));
+  }
+  bool complete = xpose::detail::fit_trees(x, y, fit, r);
+  for (int k = 0; k < kModelClasses; ++k)
+    if (r->cls[k].samples < kMinClassSamples) {
+      std::fprintf(stderr, "calibrate: class %s: %ld training candidates\n",
+                   xpose::detail::model_class_name(k), r->cls[k].samples);
+      complete = false;
+    }
+  for (Sample& s : *samples) s.regression = complete ? predict(*r, s) : s.analytic;
+  return complete;
+}
+
+void report_fit(const std::vector<ProblemInfo>& problems, const std::vector<Sample>& samples,
+                const Regression* shipped, Regression* r) {
+  Errors by_class[kModelClasses], all;
+  for (const Sample& s : samples)
+    if (problems[s.problem].fold == 0) {
+      by_class[s.cls].add(s);
+      all.add(s);
+    }
+  std::printf("held-out fifth: MAPE (mean |predicted - measured| / measured) per kernel class\n\n"
+              "| class        |  fit |  test | regression | analytic |\n"
+              "|--------------|-----:|------:|-----------:|---------:|\n");
+  long fitted = 0;
+  for (int k = 0; k < kModelClasses; ++k) {
+    const Errors& e = by_class[k];
+    r->cls[k].mape = e.n ? e.regression / static_cast<double>(e.n) : 0;
+    fitted += r->cls[k].samples;
+    std::printf("| %-12s | %4ld | %5zu | %10s | %8s |\n", xpose::detail::model_class_name(k),
+                r->cls[k].samples, e.n, e.text(e.regression).c_str(), e.text(e.analytic).c_str());
+  }
+  std::printf("| %-12s | %4ld | %5zu | %10s | %8s |\n\n", "all", fitted, all.n,
+              all.text(all.regression).c_str(), all.text(all.analytic).c_str());
+  report_choice(problems, samples, shipped);
+}
+
+void write_samples(const std::string& path, const std::vector<Sample>& samples) {
+  std::ofstream out(path);
+  if (!out) throw ToolError("--csv: cannot write '" + path + "'");
+  out << "problem,fold,shape,rank,extents,perm,elem,bytes,view,cand,schema,class,summary";
+  for (const char* f : xpose::detail::kBaseFeatureNames) out << ",f_" << f;
+  out << ",launch_s,analytic_s,regression_s,measured_s\n";
+  size_t cand = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const Sample& s = samples[i];
+    cand = i > 0 && samples[i - 1].problem == s.problem ? cand + 1 : 0;
+    out << s.head << ',' << cand << ',' << s.tail;
+    char buf[64];
+    for (int j = 0; j < kBaseFeatures; ++j) {
+      std::snprintf(buf, sizeof buf, ",%.6g", s.x[j]);
+      out << buf;
+    }
+    std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,%.6g\n", s.launch, s.analytic, s.regression,
+                  s.measured);
+    out << buf;
+  }
+  if (!out) throw ToolError("--csv: cannot write '" + path + "'");
+}
+
+void read_samples(const std::string& path, std::vector<ProblemInfo>* problems,
+                  std::vector<Sample>* samples) {
+  std::ifstream in(path);
+  if (!in) throw ToolError("--fit: cannot read '" + path + "'");
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = csv_fields(line);
+  std::map<std::string, size_t> col;
+  for (size_t j = 0; j < header.size(); ++j) col[header[j]] = j;
+  const auto at = [&](const std::string& name) {
+    const auto it = col.find(name);
+    if (it == col.end()) throw ToolError("--fit: '" + path + "' has no column " + name);
+    return it->second;
+  };
+  std::vector<size_t> feature(kBaseFeatures);
+  for (int j = 0; j < kBaseFeatures; ++j)
+    feature[j] = at(std::string("f_") + xpose::detail::kBaseFeatureNames[j]);
+  const size_t c_fold = at("fold"), c_shape = at("shape"), c_view = at("view"),
+               c_cand = at("cand"), c_class = at("class"), c_summary = at("summary"),
+               c_bytes = at("bytes"), c_analytic = at("analytic_s"),
+               c_measured = at("measured_s");
+  // Files written before the launch column: the analytic model's launch cost, which they used.
+  const bool has_launch = col.count("launch_s") > 0;
+  if (c_view + 1 != c_cand || c_cand + 1 != at("schema") || c_summary != c_class + 1)
+    throw ToolError("--fit: '" + path + "' is not a calibrate CSV (column order)");
+  std::string last_key;
+  size_t row = 1;
+  while (std::getline(in, line)) {
+    ++row;
+    if (line.empty()) continue;
+    const std::vector<std::string> f = csv_fields(line);
+    const std::string where = path + ":" + std::to_string(row);
+    if (f.size() != header.size()) throw ToolError(where + ": " + std::to_string(f.size()) +
+                                                   " fields, the header has " +
+                                                   std::to_string(header.size()));
+    Sample s;
+    for (size_t j = 0; j <= c_view; ++j) s.head += (j ? "," : "") + f[j];
+    s.tail = f[c_cand + 1] + "," + f[c_class] + "," + f[c_summary];
+    s.cls = -1;
+    for (int k = 0; k < kModelClasses; ++k)
+      if (f[c_class] == xpose::detail::model_class_name(k)) s.cls = k;
+    if (s.cls < 0) throw ToolError(where + ": unknown kernel class '" + f[c_class] + "'");
+    for (int j = 0; j < kBaseFeatures; ++j) s.x[j] = number(f[feature[j]], where);
+    s.x[kBaseFeatures] = s.cls;
+    s.ideal = std::exp(s.x[0]);
+    s.launch = has_launch ? number(f[at("launch_s")], where)
+                          : xpose::detail::analytic_launch_seconds();
+    s.bytes = number(f[c_bytes], where);
+    s.analytic = number(f[c_analytic], where);
+    s.measured = number(f[c_measured], where);
+    if (!(s.measured > 0)) throw ToolError(where + ": measured_s is not positive");
+    // A problem's rows are consecutive; its key is everything before the view column.
+    const std::string key = s.head.substr(0, s.head.size() - f[c_view].size());
+    if (problems->empty() || key != last_key) {
+      const int fold = static_cast<int>(number(f[c_fold], where));
+      problems->push_back({fold, fold < 0 ? f[c_shape] : ""});
+      last_key = key;
+    }
+    s.problem = problems->size() - 1;
+    samples->push_back(std::move(s));
+  }
+  if (samples->empty()) throw ToolError("--fit: '" + path + "' has no sample");
+}
+
+}  // namespace xpose_tool
