@@ -18,8 +18,24 @@ using xpose::detail::kBaseFeatures;
 using xpose::detail::kModelClasses;
 using xpose::detail::Regression;
 
+constexpr double kRidge = 1e-3;
+
+double screen(const Regression& r, const Sample& s) {
+  return xpose::detail::seconds_of(r.quad_z(s.b, s.cls), s.launch, s.ideal);
+}
+
 double predict(const Regression& r, const Sample& s) {
-  return xpose::detail::seconds_of(r.eval(s.x), s.launch, s.ideal);
+  return xpose::detail::seconds_of(r.blend_z(s.b, s.cls), s.launch, s.ideal);
+}
+
+// The sample the planner would pick among samples [i, end) of one problem under `r`.
+size_t pick(const Regression& r, const std::vector<Sample>& samples, size_t i, size_t end) {
+  std::vector<double> quad, blend;
+  for (size_t j = i; j < end; ++j) {
+    quad.push_back(screen(r, samples[j]));
+    blend.push_back(predict(r, samples[j]));
+  }
+  return i + xpose::detail::regression_order(quad, blend).front();
 }
 
 struct Errors {
@@ -60,14 +76,16 @@ void report_choice(const std::vector<ProblemInfo>& problems, const std::vector<S
     while (end < samples.size() && samples[end].problem == samples[i].problem) ++end;
     const ProblemInfo& info = problems[samples[i].problem];
     if (info.fold <= 0) {
-      double best = 1e30, pick_time[3] = {}, pick_pred[3] = {1e30, 1e30, 1e30};
+      double best = 1e30, analytic = 1e30, pick_time[3] = {};
       for (size_t j = i; j < end; ++j) {
         const Sample& s = samples[j];
         best = std::min(best, s.measured);
-        const double pred[3] = {s.regression, shipped ? predict(*shipped, s) : 1e30, s.analytic};
-        for (int m = 0; m < 3; ++m)
-          if (pred[m] < pick_pred[m]) pick_pred[m] = pred[m], pick_time[m] = s.measured;
+        if (s.analytic < analytic) analytic = s.analytic, pick_time[2] = s.measured;
       }
+      std::vector<double> quad, blend;
+      for (size_t j = i; j < end; ++j) quad.push_back(samples[j].screen), blend.push_back(samples[j].regression);
+      pick_time[0] = samples[i + xpose::detail::regression_order(quad, blend).front()].measured;
+      if (shipped) pick_time[1] = samples[pick(*shipped, samples, i, end)].measured;
       Tally& t = group(info.fold == 0 ? "held-out" : info.suite);
       ++t.problems;
       for (int m = 0; m < 3; ++m) {
@@ -126,27 +144,35 @@ bool fit_samples(const std::vector<ProblemInfo>& problems, const xpose::detail::
                  std::vector<Sample>* samples, Regression* r) {
   r->min_bytes = 1e300;
   r->max_bytes = 0;
-  for (auto& c : r->cls) c = {};
-  std::vector<xpose::detail::Features> x;
-  std::vector<double> y;
+  std::vector<xpose::detail::BaseFeatures> x[kModelClasses];
+  std::vector<double> z[kModelClasses], all_z;
+  std::vector<xpose::detail::TreeFeatures> all_x;
   for (const Sample& s : *samples) {
     const int fold = problems[s.problem].fold;
     if (fold < 0) continue;
     r->min_bytes = std::min(r->min_bytes, s.bytes);
     r->max_bytes = std::max(r->max_bytes, s.bytes);
     if (fold == 0) continue;
-    ++r->cls[s.cls].samples;
-    x.push_back(s.x);
-    y.push_back(xpose::detail::log_factor(s.measured, s.launch, s.ideal));
+    const double target = xpose::detail::log_factor(s.measured, s.launch, s.ideal);
+    x[s.cls].push_back(s.b);
+    z[s.cls].push_back(target);
+    all_x.push_back(xpose::detail::tree_features(s.b, s.cls));
+    all_z.push_back(target);
   }
-  bool complete = xpose::detail::fit_trees(x, y, fit, r);
-  for (int k = 0; k < kModelClasses; ++k)
-    if (r->cls[k].samples < kMinClassSamples) {
-      std::fprintf(stderr, "calibrate: class %s: %ld training candidates\n",
-                   xpose::detail::model_class_name(k), r->cls[k].samples);
+  bool complete = xpose::detail::fit_trees(all_x, all_z, fit, &r->trees);
+  for (int k = 0; k < kModelClasses; ++k) {
+    const bool fitted = xpose::detail::fit_class(x[k], z[k], kRidge, &r->cls[k]);
+    if (!fitted || r->cls[k].samples < kMinClassSamples) {
+      std::fprintf(stderr, "calibrate: class %s: %ld training candidates%s\n",
+                   xpose::detail::model_class_name(k), r->cls[k].samples,
+                   fitted ? "" : ", singular fit");
       complete = false;
     }
-  for (Sample& s : *samples) s.regression = complete ? predict(*r, s) : s.analytic;
+  }
+  for (Sample& s : *samples) {
+    s.screen = complete ? screen(*r, s) : s.analytic;
+    s.regression = complete ? predict(*r, s) : s.analytic;
+  }
   return complete;
 }
 
@@ -186,8 +212,8 @@ void write_samples(const std::string& path, const std::vector<Sample>& samples) 
     cand = i > 0 && samples[i - 1].problem == s.problem ? cand + 1 : 0;
     out << s.head << ',' << cand << ',' << s.tail;
     char buf[64];
-    for (int j = 0; j < kBaseFeatures; ++j) {
-      std::snprintf(buf, sizeof buf, ",%.6g", s.x[j]);
+    for (const double f : s.b) {
+      std::snprintf(buf, sizeof buf, ",%.6g", f);
       out << buf;
     }
     std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,%.6g\n", s.launch, s.analytic, s.regression,
@@ -239,9 +265,8 @@ void read_samples(const std::string& path, std::vector<ProblemInfo>* problems,
     for (int k = 0; k < kModelClasses; ++k)
       if (f[c_class] == xpose::detail::model_class_name(k)) s.cls = k;
     if (s.cls < 0) throw ToolError(where + ": unknown kernel class '" + f[c_class] + "'");
-    for (int j = 0; j < kBaseFeatures; ++j) s.x[j] = number(f[feature[j]], where);
-    s.x[kBaseFeatures] = s.cls;
-    s.ideal = std::exp(s.x[0]);
+    for (int j = 0; j < kBaseFeatures; ++j) s.b[j] = number(f[feature[j]], where);
+    s.ideal = std::exp(s.b[0]);
     s.launch = has_launch ? number(f[at("launch_s")], where)
                           : xpose::detail::analytic_launch_seconds();
     s.bytes = number(f[c_bytes], where);

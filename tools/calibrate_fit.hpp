@@ -24,21 +24,23 @@ struct Sample {
   std::string head;    // CSV columns problem .. view, as written
   std::string tail;    // CSV columns schema, class, summary, as written
   int cls = 0;         // kernel class (xpose::detail::model_class)
-  xpose::detail::Features x{};
+  xpose::detail::BaseFeatures b{};
   double ideal = 0, launch = 0, bytes = 0;  // the candidate's CostTerms
-  double analytic = 0, measured = 0, regression = 0;  // seconds
+  double analytic = 0, measured = 0;        // seconds
+  double screen = 0, regression = 0;        // seconds by the fitted quadratic, by the blend
 };
 
-// Fits `r` on the samples of folds 1-4 (arch, device, commit and date untouched): sizes, class
-// counts, trees; predicts every sample. False when a kernel class has fewer than
-// kMinClassSamples training candidates (a fit on a handful ranks that class by chance).
+// Fits `r` on the samples of folds 1-4 (arch, device, commit and date untouched): sizes, the
+// quadratic per class, the trees; predicts every sample. False when a kernel class has fewer
+// than kMinClassSamples training candidates (a fit on a handful ranks that class by chance) or
+// a fit fails.
 constexpr long kMinClassSamples = 20;
 bool fit_samples(const std::vector<ProblemInfo>& problems, const xpose::detail::TreeFit& fit,
                  std::vector<Sample>* samples, xpose::detail::Regression* r);
 
-// Prints the held-out MAPE per class (and records it in r) and how often each model's pick runs
-// within 5 % and 15 % of the fastest timed candidate: the new fit, `shipped` (may be null) and
-// the analytic model.
+// Prints the held-out MAPE per class (and records it in r) and how often each model's pick (the
+// planner's rule: regression_order's first) runs within 5 % and 15 % of the fastest timed
+// candidate: the new fit, `shipped` (may be null) and the analytic model.
 void report_fit(const std::vector<ProblemInfo>& problems, const std::vector<Sample>& samples,
                 const xpose::detail::Regression* shipped, xpose::detail::Regression* r);
 

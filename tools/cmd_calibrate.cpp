@@ -225,7 +225,7 @@ bool time_candidates(size_t problem, const std::vector<size_t>& which, const Con
     s.cls = xpose::detail::model_class(ch.schema);
     s.tail = std::string(xpose::detail::schema_name(ch.schema)) + ',' +
              xpose::detail::model_class_name(s.cls) + ',' + c->summary[which[j]];
-    s.x = xpose::detail::model_features(ch);
+    s.b = xpose::detail::base_features(ch);
     s.ideal = ch.terms.ideal_s;
     s.launch = ch.terms.launch_s;
     s.bytes = ch.terms.bytes;
@@ -288,11 +288,10 @@ void refine(const std::vector<CalibrationCase>& cases, const Config& cfg, const 
   for (size_t i = 0; i < cands->size(); ++i) {
     Candidates& c = (*cands)[i];
     if (cases[i].fold < 0 || c.all.empty()) continue;
-    std::vector<size_t> order(c.all.size());
-    std::vector<double> pred(c.all.size());
-    for (size_t j = 0; j < c.all.size(); ++j) order[j] = j, pred[j] = r.predict(c.all[j]);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return pred[a] < pred[b]; });
+    std::vector<double> quad(c.all.size()), blend(c.all.size());
+    for (size_t j = 0; j < c.all.size(); ++j)
+      quad[j] = r.screen(c.all[j]), blend[j] = r.predict(c.all[j]);
+    const std::vector<size_t> order = xpose::detail::regression_order(quad, blend);
     std::vector<size_t> which;
     for (const size_t j : order)
       if (!c.timed[j] && which.size() < cfg.refine) which.push_back(j);
@@ -325,7 +324,8 @@ int finish(const Config& cfg, const std::vector<ProblemInfo>& problems, bool com
   std::ofstream out(cfg.out);
   out << xpose::detail::format_regression(*r);
   if (!out) throw ToolError("--out: cannot write '" + cfg.out + "'");
-  std::printf(" and %s (%zu trees of depth %d)\n", cfg.out.c_str(), r->trees(), r->depth);
+  std::printf(" and %s (%zu trees of depth %d)\n", cfg.out.c_str(), r->trees.count(),
+              r->trees.depth);
   return 0;
 }
 

@@ -1,5 +1,5 @@
-// The regression cost model: features, the tree ensemble and its fit, the model file and the
-// process's models. Host C++ only. See model.hpp and docs/model.md.
+// The regression cost model: features, the quadratic and the trees and their fits, the model file
+// and the process's models. Host C++ only. See model.hpp and docs/model.md.
 #include "cuda/model.hpp"
 
 #include <algorithm>
@@ -51,7 +51,7 @@ bool read_numbers(std::istringstream& in, const char* key, int n, double* out, s
   return true;
 }
 
-// One "class NAME samples N mape X" line (the words after "class").
+// One "class NAME samples N mape X lo .. hi .. coef .." line (the words after "class").
 bool parse_class(std::istringstream& in, Regression* r, std::array<bool, kModelClasses>* seen,
                  std::string* why) {
   std::string name;
@@ -61,37 +61,42 @@ bool parse_class(std::istringstream& in, Regression* r, std::array<bool, kModelC
   if (k == kModelClasses) return *why = "unknown kernel class '" + name + "'", false;
   if ((*seen)[k]) return *why = "class '" + name + "' repeated", false;
   (*seen)[k] = true;
-  ClassInfo& m = r->cls[k];
+  ClassModel& m = r->cls[k];
   double samples = 0;
-  std::string what, extra;
+  std::string what;
   const bool ok = read_numbers(in, "samples", 1, &samples, &what) && samples >= 1 &&
-                  read_numbers(in, "mape", 1, &m.mape, &what);
+                  read_numbers(in, "mape", 1, &m.mape, &what) &&
+                  read_numbers(in, "lo", kBaseFeatures, m.lo.data(), &what) &&
+                  read_numbers(in, "hi", kBaseFeatures, m.hi.data(), &what) &&
+                  read_numbers(in, "coef", kQuadTerms, m.coef.data(), &what);
   m.samples = static_cast<long>(samples);
+  std::string extra;
   if (ok && !(in >> extra)) return true;
   *why = "class " + name + ": " +
-         (ok ? "unexpected '" + extra + "'" : what.empty() ? std::string("no samples") : what);
+         (ok ? "more than " + std::to_string(kQuadTerms) + " coefficients"
+             : what.empty() ? std::string("no samples") : what);
   return false;
 }
 
 // One "tree F V F V .. leaf L .." line (the words after "tree"): depth splits, 2^depth leaves.
-bool parse_tree(std::istringstream& in, Regression* r, std::string* why) {
-  const int depth = r->depth;
+bool parse_tree(std::istringstream& in, Trees* t, std::string* why) {
+  const int depth = t->depth;
   std::string word;
   for (int l = 0; l < depth; ++l) {
     double f = 0, v = 0;
-    if (!(in >> word) || !parse_number(word, &f) || f < 0 || f >= kFeatures || f != std::floor(f))
+    if (!(in >> word) || !parse_number(word, &f) || f < 0 || f >= kTreeFeatures || f != std::floor(f))
       return *why = "tree: split " + std::to_string(l + 1) + " names no feature", false;
     if (!(in >> word) || !parse_number(word, &v))
       return *why = "tree: split " + std::to_string(l + 1) + " has no finite value", false;
-    r->split_feature.push_back(static_cast<unsigned char>(f));
-    r->split_value.push_back(v);
+    t->split_feature.push_back(static_cast<unsigned char>(f));
+    t->split_value.push_back(v);
   }
   const int leaves = 1 << depth;
   std::vector<double> values(leaves);
   if (!read_numbers(in, "leaf", leaves, values.data(), why)) return *why = "tree: " + *why, false;
   if (in >> word)
     return *why = "tree: more than " + std::to_string(leaves) + " leaves", false;
-  for (const double v : values) r->leaf.push_back(static_cast<float>(v));
+  for (const double v : values) t->leaf.push_back(static_cast<float>(v));
   return true;
 }
 
@@ -111,6 +116,41 @@ std::vector<double> split_edges(const std::vector<double>& sorted, int bins) {
     if (v > sorted.front() && (e.empty() || v > e.back())) e.push_back(v);
   }
   return e;
+}
+
+// Solves a x = b for symmetric positive definite a (n x n, row-major); false when a pivot is not
+// positive (singular or indefinite).
+bool cholesky_solve(std::vector<double> a, int n, std::vector<double>* b) {
+  for (int j = 0; j < n; ++j) {
+    double d = a[j * n + j];
+    for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+    if (!(d > 1e-300)) return false;
+    a[j * n + j] = std::sqrt(d);
+    for (int i = j + 1; i < n; ++i) {
+      double s = a[i * n + j];
+      for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+      a[i * n + j] = s / a[j * n + j];
+    }
+  }
+  std::vector<double>& x = *b;
+  for (int i = 0; i < n; ++i) {  // L y = b
+    for (int k = 0; k < i; ++k) x[i] -= a[i * n + k] * x[k];
+    x[i] /= a[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; --i) {  // L^T x = y
+    for (int k = i + 1; k < n; ++k) x[i] -= a[k * n + i] * x[k];
+    x[i] /= a[i * n + i];
+  }
+  return true;
+}
+
+void append_numbers(std::string* s, const char* key, const double* v, int n) {
+  *s += std::string(" ") + key;
+  char buf[32];
+  for (int j = 0; j < n; ++j) {
+    std::snprintf(buf, sizeof buf, " %.9g", v[j]);
+    *s += buf;
+  }
 }
 
 }  // namespace
@@ -150,15 +190,107 @@ BaseFeatures base_features(const Choice& c) {
           std::log(t.analytic_s / t.ideal_s)};
 }
 
-Features model_features(const Choice& c) {
-  const BaseFeatures b = base_features(c);
-  Features x;
-  std::copy(b.begin(), b.end(), x.begin());
-  x[kBaseFeatures] = model_class(c.schema);
+QuadTerms expand(const BaseFeatures& b) {
+  QuadTerms x{};
+  int j = 0;
+  x[j++] = 1;
+  for (const double v : b) x[j++] = v;
+  for (int i = 0; i < kBaseFeatures; ++i)
+    for (int k = i; k < kBaseFeatures; ++k) x[j++] = b[i] * b[k];
   return x;
 }
 
-const char* feature_name(int j) {
+std::string quad_term_name(int j) {
+  if (j == 0) return "1";
+  if (j <= kBaseFeatures) return kBaseFeatureNames[j - 1];
+  j -= kBaseFeatures + 1;
+  for (int i = 0; i < kBaseFeatures; ++i) {
+    if (j < kBaseFeatures - i)
+      return std::string(kBaseFeatureNames[i]) + "*" + kBaseFeatureNames[i + j];
+    j -= kBaseFeatures - i;
+  }
+  return "?";
+}
+
+double ClassModel::z(const BaseFeatures& features) const {
+  BaseFeatures b = features;
+  for (int j = 0; j < kBaseFeatures; ++j) b[j] = std::clamp(b[j], lo[j], hi[j]);
+  // coef . expand(b), without materializing the expansion (planning runs this per candidate).
+  const double* w = coef.data();
+  double z = *w++;
+  for (const double v : b) z += *w++ * v;
+  for (int i = 0; i < kBaseFeatures; ++i) {
+    double row = 0;
+    for (int k = i; k < kBaseFeatures; ++k) row += *w++ * b[k];
+    z += row * b[i];
+  }
+  return z;
+}
+
+bool ridge_fit(const std::vector<QuadTerms>& x, const std::vector<double>& y, double ridge,
+               QuadTerms* coef) {
+  constexpr int p = kQuadTerms;
+  const double n = static_cast<double>(x.size());
+  if (x.empty()) return false;
+  QuadTerms mean{}, sd{};
+  for (const QuadTerms& row : x)
+    for (int j = 1; j < p; ++j) mean[j] += row[j] / n;
+  for (const QuadTerms& row : x)
+    for (int j = 1; j < p; ++j) sd[j] += (row[j] - mean[j]) * (row[j] - mean[j]) / n;
+  sd[0] = 1;
+  std::vector<bool> active(p, true);
+  for (int j = 1; j < p; ++j) {
+    sd[j] = std::sqrt(sd[j]);
+    active[j] = sd[j] > 1e-9 * (1 + std::fabs(mean[j]));
+  }
+  // Normal equations of the standardized problem: z_j = (x_j - mean_j) / sd_j, z_0 = 1.
+  std::vector<double> a(p * p, 0.0), b(p, 0.0);
+  QuadTerms z{};
+  for (size_t i = 0; i < x.size(); ++i) {
+    for (int j = 0; j < p; ++j) z[j] = active[j] ? (x[i][j] - mean[j]) / sd[j] : 0.0;
+    for (int j = 0; j < p; ++j) {
+      b[j] += z[j] * y[i] / n;
+      for (int k = 0; k <= j; ++k) a[j * p + k] += z[j] * z[k] / n;
+    }
+  }
+  for (int j = 0; j < p; ++j) {
+    for (int k = 0; k < j; ++k) a[k * p + j] = a[j * p + k];
+    if (j > 0) a[j * p + j] += active[j] ? ridge : 1.0;  // an inactive column: coefficient 0
+  }
+  if (!cholesky_solve(std::move(a), p, &b)) return false;
+  (*coef)[0] = b[0];
+  for (int j = 1; j < p; ++j) {
+    (*coef)[j] = active[j] ? b[j] / sd[j] : 0.0;
+    (*coef)[0] -= (*coef)[j] * mean[j];
+  }
+  return true;
+}
+
+bool fit_class(const std::vector<BaseFeatures>& x, const std::vector<double>& z, double ridge,
+               ClassModel* m) {
+  std::vector<QuadTerms> terms;
+  m->lo.fill(std::numeric_limits<double>::infinity());
+  m->hi.fill(-std::numeric_limits<double>::infinity());
+  for (const BaseFeatures& b : x) {
+    for (int j = 0; j < kBaseFeatures; ++j) {
+      m->lo[j] = std::min(m->lo[j], b[j]);
+      m->hi[j] = std::max(m->hi[j], b[j]);
+    }
+    terms.push_back(expand(b));
+  }
+  m->samples = static_cast<long>(x.size());
+  return x.size() == z.size() &&
+         ridge_fit(terms, z, ridge * kQuadTerms / std::max<double>(1.0, x.size()), &m->coef);
+}
+
+TreeFeatures tree_features(const BaseFeatures& b, int cls) {
+  TreeFeatures x;
+  std::copy(b.begin(), b.end(), x.begin());
+  x[kBaseFeatures] = cls;
+  return x;
+}
+
+const char* tree_feature_name(int j) {
   return j >= 0 && j < kBaseFeatures ? kBaseFeatureNames[j] : j == kBaseFeatures ? "class" : "?";
 }
 
@@ -172,9 +304,9 @@ double seconds_of(double z, double launch_s, double ideal_s) {
   return launch_s + ideal_s * factor;
 }
 
-double Regression::eval(const Features& x) const {
+double Trees::z(const TreeFeatures& x) const {
   double z = base;
-  const size_t n = trees(), leaves = size_t{1} << depth;
+  const size_t n = count(), leaves = size_t{1} << depth;
   const unsigned char* f = split_feature.data();
   const double* v = split_value.data();
   const float* out = leaf.data();
@@ -186,20 +318,58 @@ double Regression::eval(const Features& x) const {
   return z;
 }
 
-double Regression::predict(const Choice& c) const {
-  return seconds_of(eval(model_features(c)), c.terms.launch_s, c.terms.ideal_s);
+double Regression::blend_z(const BaseFeatures& b, int k) const {
+  return (1 - kTreeWeight) * quad_z(b, k) + kTreeWeight * trees.z(tree_features(b, k));
 }
 
-bool fit_trees(const std::vector<Features>& x, const std::vector<double>& y, const TreeFit& fit,
-               Regression* r) {
+double Regression::screen(const Choice& c) const {
+  return seconds_of(quad_z(base_features(c), model_class(c.schema)), c.terms.launch_s,
+                    c.terms.ideal_s);
+}
+
+double Regression::predict(const Choice& c) const {
+  return seconds_of(blend_z(base_features(c), model_class(c.schema)), c.terms.launch_s,
+                    c.terms.ideal_s);
+}
+
+std::vector<size_t> regression_order(const std::vector<double>& quad,
+                                     const std::vector<double>& blend) {
+  std::vector<size_t> order(quad.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return quad[a] < quad[b]; });
+  const auto top = order.begin() + std::min<size_t>(kScreened, order.size());
+  std::stable_sort(order.begin(), top, [&](size_t a, size_t b) { return blend[a] < blend[b]; });
+  return order;
+}
+
+void rank_by_regression(const Regression& r, std::vector<Choice>* choices) {
+  const size_t n = choices->size();
+  std::vector<double> quad(n), blend(n);
+  for (size_t i = 0; i < n; ++i) quad[i] = r.screen((*choices)[i]);
+  const std::vector<size_t> by_quad = regression_order(quad, quad);
+  for (size_t i = 0; i < std::min<size_t>(kScreened, n); ++i)
+    blend[by_quad[i]] = r.predict((*choices)[by_quad[i]]);
+  std::vector<Choice> ranked;
+  ranked.reserve(n);
+  const std::vector<size_t> order = regression_order(quad, blend);
+  for (size_t k = 0; k < n; ++k) {
+    ranked.push_back((*choices)[order[k]]);
+    ranked.back().predicted = k < static_cast<size_t>(kScreened) ? blend[order[k]] : quad[order[k]];
+    ranked.back().model = &r;
+  }
+  *choices = std::move(ranked);
+}
+
+bool fit_trees(const std::vector<TreeFeatures>& x, const std::vector<double>& y,
+               const TreeFit& fit, Trees* r) {
   const size_t n = x.size();
   if (n == 0 || y.size() != n || fit.trees < 1 || fit.depth < 1 || fit.depth > kMaxTreeDepth ||
       fit.bins < 2 || fit.bins > 256)
     return false;
   // Each feature's split candidates, and every sample's bin: how many of them it reaches.
-  std::vector<std::vector<double>> edges(kFeatures);
-  std::vector<std::vector<unsigned char>> bin(kFeatures, std::vector<unsigned char>(n));
-  for (int j = 0; j < kFeatures; ++j) {
+  std::vector<std::vector<double>> edges(kTreeFeatures);
+  std::vector<std::vector<unsigned char>> bin(kTreeFeatures, std::vector<unsigned char>(n));
+  for (int j = 0; j < kTreeFeatures; ++j) {
     std::vector<double> v(n);
     for (size_t i = 0; i < n; ++i) v[i] = x[i][j];
     std::sort(v.begin(), v.end());
@@ -229,7 +399,7 @@ bool fit_trees(const std::vector<Features>& x, const std::vector<double>& y, con
       double best_gain = -1;
       int best_j = 0;
       size_t best_k = 0;
-      for (int j = 0; j < kFeatures; ++j) {
+      for (int j = 0; j < kTreeFeatures; ++j) {
         const size_t nb = edges[j].size() + 1;
         if (nb < 2) continue;
         count.assign(nodes * nb, 0.0);
@@ -272,34 +442,42 @@ bool fit_trees(const std::vector<Features>& x, const std::vector<double>& y, con
 
 std::string format_regression(const Regression& r) {
   std::string s =
-      "# xpose regression cost model (docs/model.md): seconds = launch + ideal x exp(F), F the\n"
-      "# base plus one leaf of each tree; a tree's level l goes right (bit l of the leaf index)\n"
-      "# when feature F_l >= V_l. samples: training candidates per kernel class; mape: held-out\n"
-      "# mean |relative error|.\n";
+      "# xpose regression cost model (docs/model.md): seconds = launch + ideal x exp(z). Per\n"
+      "# kernel class a quadratic: z = coef . (1, the base features clamped to lo..hi, their\n"
+      "# products); it ranks every candidate. Trees: z = base + one leaf per tree, a tree's level\n"
+      "# l going right (bit l of the leaf index) when feature F_l >= V_l (features: the base ones,\n"
+      "# then the class as 0..4); the blend of both ranks the quadratic's best few. samples:\n"
+      "# candidates fitted on; mape: held-out mean |relative error| of the model's predictions.\n";
   s += std::string(kMagic) + " " + std::to_string(kVersion) + "\n";
   char buf[96];
   std::snprintf(buf, sizeof buf, "bytes %.0f %.0f\n", r.min_bytes, r.max_bytes);
   s += "arch " + r.arch + "\ndevice " + r.device + "\ncommit " + r.commit + "\ndate " + r.date +
        "\n" + buf + "features";
-  for (int j = 0; j < kFeatures; ++j) s += std::string(" ") + feature_name(j);
+  for (const char* f : kBaseFeatureNames) s += std::string(" ") + f;
   s += "\n";
   for (int k = 0; k < kModelClasses; ++k) {
-    std::snprintf(buf, sizeof buf, " samples %ld mape %.4f\n", r.cls[k].samples, r.cls[k].mape);
+    const ClassModel& m = r.cls[k];
+    std::snprintf(buf, sizeof buf, " samples %ld mape %.4f", m.samples, m.mape);
     s += std::string("class ") + kClassNames[k] + buf;
+    append_numbers(&s, "lo", m.lo.data(), kBaseFeatures);
+    append_numbers(&s, "hi", m.hi.data(), kBaseFeatures);
+    append_numbers(&s, "coef", m.coef.data(), kQuadTerms);
+    s += "\n";
   }
-  std::snprintf(buf, sizeof buf, "depth %d\nbase %.17g\n", r.depth, r.base);
+  const Trees& t = r.trees;
+  std::snprintf(buf, sizeof buf, "depth %d\nbase %.17g\n", t.depth, t.base);
   s += buf;
-  const size_t leaves = size_t{1} << r.depth;
-  for (size_t t = 0; t < r.trees(); ++t) {
+  const size_t leaves = size_t{1} << t.depth;
+  for (size_t i = 0; i < t.count(); ++i) {
     s += "tree";
-    for (int l = 0; l < r.depth; ++l) {
-      std::snprintf(buf, sizeof buf, " %d %.17g", r.split_feature[t * r.depth + l],
-                    r.split_value[t * r.depth + l]);
+    for (int l = 0; l < t.depth; ++l) {
+      std::snprintf(buf, sizeof buf, " %d %.17g", t.split_feature[i * t.depth + l],
+                    t.split_value[i * t.depth + l]);
       s += buf;
     }
     s += " leaf";
     for (size_t m = 0; m < leaves; ++m) {
-      std::snprintf(buf, sizeof buf, " %.9g", static_cast<double>(r.leaf[t * leaves + m]));
+      std::snprintf(buf, sizeof buf, " %.9g", static_cast<double>(t.leaf[i * leaves + m]));
       s += buf;
     }
     s += "\n";
@@ -348,31 +526,32 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
       std::string name;
       int j = 0;
       while (words >> name)
-        if (j >= kFeatures || name != feature_name(j++))
-          return reject("features differ from this library's (" + std::to_string(kFeatures) +
-                        ", ideal inv_eff_r ... class): recalibrate");
-      if (j != kFeatures) return reject("fewer features than this library's: recalibrate");
+        if (j >= kBaseFeatures || name != kBaseFeatureNames[j++])
+          return reject("features differ from this library's (" + std::to_string(kBaseFeatures) +
+                        ", ideal inv_eff_r ...): recalibrate");
+      if (j != kBaseFeatures) return reject("fewer features than this library's: recalibrate");
       named = true;
     } else if (key == "class") {
+      if (!named) return reject("class before the features line");
       std::string what;
       if (!parse_class(words, &r, &seen, &what)) return reject(what);
     } else if (key == "depth") {
       double d = 0;
       std::string word, extra;
-      if (r.depth > 0) return reject("depth repeated");
+      if (r.trees.depth > 0) return reject("depth repeated");
       if (!(words >> word) || !parse_number(word, &d) || d < 1 || d > kMaxTreeDepth ||
           d != std::floor(d) || (words >> extra))
         return reject("expected 'depth D', D from 1 to " + std::to_string(kMaxTreeDepth));
-      r.depth = static_cast<int>(d);
+      r.trees.depth = static_cast<int>(d);
     } else if (key == "base") {
       std::string word, extra;
-      if (!(words >> word) || !parse_number(word, &r.base) || (words >> extra))
+      if (!(words >> word) || !parse_number(word, &r.trees.base) || (words >> extra))
         return reject("expected 'base Z', Z finite");
       based = true;
     } else if (key == "tree") {
-      if (!named || r.depth == 0) return reject("tree before the features and depth lines");
+      if (r.trees.depth == 0) return reject("tree before the depth line");
       std::string what;
-      if (!parse_tree(words, &r, &what)) return reject(what);
+      if (!parse_tree(words, &r.trees, &what)) return reject(what);
     } else {
       return reject("unknown key '" + key + "'");
     }
@@ -381,9 +560,9 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
   if (r.arch.empty()) return *why = "no arch line", false;
   if (!sized) return *why = "no bytes line", false;
   for (int k = 0; k < kModelClasses; ++k)
-    if (!seen[k]) return *why = std::string("no line for class ") + kClassNames[k], false;
+    if (!seen[k]) return *why = std::string("no coefficients for class ") + kClassNames[k], false;
   if (!based) return *why = "no base line", false;
-  if (r.trees() == 0) return *why = "no tree", false;
+  if (r.trees.count() == 0) return *why = "no tree", false;
   *out = std::move(r);
   return true;
 }
@@ -451,16 +630,6 @@ const ModelSet& process_models() {
     return m;
   }();
   return set;
-}
-
-void apply_regression(const Regression& r, Choice* c) {
-  c->predicted = r.predict(*c);
-  c->model = &r;
-}
-
-void apply_regression(const Regression* r, std::vector<Choice>* choices) {
-  if (!r || choices->empty() || !r->covers(choices->front().terms.bytes)) return;
-  for (Choice& c : *choices) apply_regression(*r, &c);
 }
 
 }  // namespace xpose::detail

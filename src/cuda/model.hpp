@@ -1,11 +1,13 @@
-// The regression cost model of the CUDA planner (docs/model.md): predicted seconds = launch +
-// ideal x exp(F(x)), where ideal is the time of the bytes at peak bandwidth, x the 15 log-features
-// of a candidate (the analytic model's own terms, which cost_tiled / cost_rows record in
-// Choice::terms, plus the tile's shape) and its kernel class, and F an ensemble of gradient-boosted
-// oblivious regression trees fitted per GPU architecture by `xpose calibrate` on the log of the
-// measured factor (so relative error). Where the device's architecture has no model, or a
-// tensor's size lies outside the calibrated range, the analytic model predicts. Host C++ only: no
-// CUDA header here.
+// The regression cost model of the CUDA planner (docs/model.md). A candidate's time is
+// launch + ideal x exp(z), ideal the time of its bytes at peak bandwidth and z a function of 15
+// log-features (the analytic model's own terms, which cost_tiled / cost_rows record in
+// Choice::terms, plus the tile's shape) fitted per GPU architecture by `xpose calibrate` on the
+// log of the measured factor (so relative error). Two fits make z: a quadratic in the features
+// per kernel class (TTLG's style: cheap, smooth) and an ensemble of gradient-boosted oblivious
+// regression trees over the features and the class (finer, dearer). The quadratic ranks every
+// candidate; its kScreened best are ranked again by the blend of both, which predicts them.
+// Where the device's architecture has no model, or a tensor's size lies outside the calibrated
+// range, the analytic model predicts. Host C++ only: no CUDA header here.
 #pragma once
 
 #include <array>
@@ -48,19 +50,47 @@ extern const char* const kBaseFeatureNames[kBaseFeatures];
 using BaseFeatures = std::array<double, kBaseFeatures>;
 BaseFeatures base_features(const Choice& c);
 
-// What the trees split on: the base features, then the kernel class (model_class) as a number.
-constexpr int kFeatures = kBaseFeatures + 1;
-using Features = std::array<double, kFeatures>;
-Features model_features(const Choice& c);
-const char* feature_name(int j);  // kBaseFeatureNames, then "class"
-
 // The fitted quantity and its inverse: z = log((seconds - launch) / ideal), the launch's share
 // held to at most half of the time; seconds = launch + ideal x exp(z), never below twice the
 // ideal time (read and write at peak).
 double log_factor(double seconds, double launch_s, double ideal_s);
 double seconds_of(double z, double launch_s, double ideal_s);
 
-// How `xpose calibrate` grows the ensemble (docs/model.md says how these were chosen).
+// The quadratic: its terms are 1, every base feature, every product of two (squares included),
+// in the order quad_term_name() names them ("1", "ideal", "ideal*ideal").
+constexpr int kQuadTerms = 1 + kBaseFeatures + kBaseFeatures * (kBaseFeatures + 1) / 2;
+using QuadTerms = std::array<double, kQuadTerms>;
+QuadTerms expand(const BaseFeatures& b);
+std::string quad_term_name(int j);
+
+// One kernel class's quadratic: coefficients, and the range of base features they were fitted
+// on (inputs are clamped to it, so a quadratic never extrapolates far).
+struct ClassModel {
+  long samples = 0;  // candidates fitted on
+  double mape = 0;   // held-out mean |relative error| of the model's predictions (informational)
+  BaseFeatures lo{}, hi{};
+  QuadTerms coef{};
+  double z(const BaseFeatures& b) const;
+};
+
+// Fits `m` to features `x` and targets `z` (least squares, ridge `ridge` x terms / samples on
+// standardized columns, the constant unpenalized). False when there is no sample or the system
+// is singular.
+bool fit_class(const std::vector<BaseFeatures>& x, const std::vector<double>& z, double ridge,
+               ClassModel* m);
+// The solver under fit_class: b minimizing |x b - y|^2 / n + ridge |S b|^2, S scaling each
+// column but the first (the constant) to unit standard deviation; constant columns get 0.
+// Normal equations, Cholesky.
+bool ridge_fit(const std::vector<QuadTerms>& x, const std::vector<double>& y, double ridge,
+               QuadTerms* coef);
+
+// The trees split on the base features and the kernel class (model_class) as a number.
+constexpr int kTreeFeatures = kBaseFeatures + 1;
+using TreeFeatures = std::array<double, kTreeFeatures>;
+TreeFeatures tree_features(const BaseFeatures& b, int cls);
+const char* tree_feature_name(int j);  // kBaseFeatureNames, then "class"
+
+// How `xpose calibrate` grows the trees (docs/model.md says how these were chosen).
 struct TreeFit {
   int trees = 100;     // boosting rounds, one tree each
   int depth = 6;       // levels per tree: 2^depth leaves
@@ -70,40 +100,54 @@ struct TreeFit {
 };
 constexpr int kMaxTreeDepth = 10;
 
-// Per kernel class, what the fit saw (informational: the file carries it).
-struct ClassInfo {
-  long samples = 0;  // training candidates
-  double mape = 0;   // held-out mean |relative error|
+// Oblivious trees: level l of a tree sends a candidate right (bit l of the leaf index) when
+// feature split_feature[l] >= split_value[l], one test per level, so a tree costs depth tests
+// and one leaf read.
+struct Trees {
+  int depth = 0;
+  double base = 0;                           // z before the first tree
+  std::vector<unsigned char> split_feature;  // trees x depth
+  std::vector<double> split_value;           // trees x depth
+  std::vector<float> leaf;                   // trees x 2^depth, the learning rate folded in
+
+  size_t count() const { return depth > 0 ? split_feature.size() / depth : 0; }
+  double z(const TreeFeatures& x) const;  // base plus one leaf per tree
 };
 
-// One architecture's model, as a model file holds it. Each tree is oblivious: level l sends a
-// candidate right when feature split_feature[l] >= split_value[l], the same test across the
-// level, so a tree is depth tests and one leaf read.
+// Grows `t` to fit z[i] at x[i] by least squares: gradient boosting, histogram splits. False
+// when there is no sample or `fit` is out of range.
+bool fit_trees(const std::vector<TreeFeatures>& x, const std::vector<double>& z,
+               const TreeFit& fit, Trees* t);
+
+// The blend: z = (1 - kTreeWeight) x quadratic + kTreeWeight x trees, on the kScreened best
+// candidates of the quadratic (docs/model.md: both chosen on the 2026-11-21 calibration data).
+constexpr double kTreeWeight = 0.7;
+constexpr int kScreened = 8;
+
+// One architecture's model, as a model file holds it.
 struct Regression {
   std::string arch;  // "sm_90"
   std::string device, commit, date;
   double min_bytes = 0, max_bytes = 0;  // tensor sizes calibrated on
-  std::array<ClassInfo, kModelClasses> cls{};
-  int depth = 0;
-  double base = 0;                     // F before the first tree
-  std::vector<unsigned char> split_feature;  // trees x depth
-  std::vector<double> split_value;           // trees x depth
-  std::vector<float> leaf;                   // trees x 2^depth, bit l of the index = level l
+  std::array<ClassModel, kModelClasses> cls{};
+  Trees trees;
 
-  size_t trees() const { return depth > 0 ? split_feature.size() / depth : 0; }
   bool covers(double bytes) const { return bytes >= min_bytes && bytes <= max_bytes; }
-  // F(x): base plus one leaf per tree.
-  double eval(const Features& x) const;
-  // Seconds; never below twice the time the bytes take at peak bandwidth.
+  double quad_z(const BaseFeatures& b, int k) const { return cls[k].z(b); }
+  double blend_z(const BaseFeatures& b, int k) const;
+  // Seconds by the quadratic (the screen), by the blend (the prediction); never below twice
+  // the time the bytes take at peak bandwidth.
+  double screen(const Choice& c) const;
   double predict(const Choice& c) const;
   // "regression sm_90".
   std::string name() const { return "regression " + arch; }
 };
 
-// Grows r's trees (arch, sizes and class info untouched) to fit z = y[i] at x[i] by least
-// squares, gradient boosting with histogram splits; false when there is no sample.
-bool fit_trees(const std::vector<Features>& x, const std::vector<double>& y, const TreeFit& fit,
-               Regression* r);
+// The model's order of candidates whose quadratic and blended predictions are quad[i] and
+// blend[i] (blend is read for the kScreened best of quad only): those kScreened by blend, then
+// the others by quad; ties keep the given order.
+std::vector<size_t> regression_order(const std::vector<double>& quad,
+                                     const std::vector<double>& blend);
 
 // The model file format (docs/model.md). parse_regression rejects (false, `why` with the line)
 // anything but a complete file for this library's features: wrong magic, a placeholder, feature
@@ -139,11 +183,10 @@ class ModelSet {
 // XPOSE_MODEL_FILE (a path) when set; XPOSE_MODEL_FILE=none leaves only the analytic model.
 const ModelSet& process_models();
 
-// Replaces each choice's analytic prediction by the regression's and records which model
-// predicted; leaves them when r is null or does not cover the choices' tensor size.
-void apply_regression(const Regression* r, std::vector<Choice>* choices);
-// The same for one choice, which r covers.
-void apply_regression(const Regression& r, Choice* c);
+// Ranks candidates by `r` (which covers their tensor's size): every prediction replaced by the
+// regression's (the blend for the kScreened best of the quadratic, the quadratic for the
+// others), the model recorded, the list in regression_order.
+void rank_by_regression(const Regression& r, std::vector<Choice>* choices);
 
 // Embedded at build time (a generated source): file name and text, {nullptr, nullptr} last.
 struct EmbeddedModel {

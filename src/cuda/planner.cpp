@@ -10,6 +10,7 @@
 #include "cuda/planner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <utility>
@@ -364,10 +365,12 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   const Geometry g = geometry(p);
   const auto push = [out](const Choice& c) { out->push_back(c); };
   for_each_choice(g, dev, req, push);
-  apply_regression(model, out);
+  if (model)
+    rank_by_regression(*model, out);
+  else
+    std::stable_sort(out->begin(), out->end(),
+                     [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
   if (p.is_copy()) return;
-  std::stable_sort(out->begin(), out->end(),
-                   [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
   // Very large tensors: the best tiled choice walked in V1BF bands too, ranked just behind it
   // (the model has no TLB term), so that measure planning weighs the two orders.
   if (!out->empty() && out->front().schema != Schema::Rows && out->front().band == 0 &&
@@ -382,15 +385,34 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
 bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
                  Choice* best, bool use_regression) {
   const Regression* model = ranking_model(p, dev, use_regression);
-  bool found = false;
-  // The first of the lowest prediction: what enumerate_choices' stable sort puts first.
+  if (!model) {  // the first of the lowest prediction: what the stable sort puts first
+    bool found = false;
+    const auto keep = [&](Choice& c) {
+      if (!found || c.predicted < best->predicted) *best = c;
+      found = true;
+    };
+    for_each_choice(geometry(p), dev, req, keep);
+    return found;
+  }
+  // rank_by_regression's first: the quadratic's kScreened best in its order (ties: the first
+  // offered), then the first of the blend's lowest among them.
+  std::array<Choice, kScreened> kept;
+  std::array<double, kScreened> quad{};
+  int n = 0;
   const auto keep = [&](Choice& c) {
-    if (model) apply_regression(*model, &c);
-    if (!found || c.predicted < best->predicted) *best = c;
-    found = true;
+    const double q = model->screen(c);
+    if (n == kScreened && !(q < quad[n - 1])) return;
+    int i = n < kScreened ? n++ : n - 1;
+    for (; i > 0 && q < quad[i - 1]; --i) kept[i] = kept[i - 1], quad[i] = quad[i - 1];
+    kept[i] = c, quad[i] = q;
   };
   for_each_choice(geometry(p), dev, req, keep);
-  return found;
+  for (int i = 0; i < n; ++i) {
+    const double blend = model->predict(kept[i]);
+    if (i == 0 || blend < best->predicted) *best = kept[i], best->predicted = blend;
+  }
+  best->model = model;
+  return n > 0;
 }
 
 namespace {
