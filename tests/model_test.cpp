@@ -368,13 +368,13 @@ TEST(RegressionModel, TheBlendRanksTheQuadraticsBest) {
   std::vector<double> quad = {9, 1, 5, 1, 8, 7, 3, 2, 6, 4, 10, 0};
   std::vector<double> blend(quad.size(), 0.0);
   blend[1] = 5, blend[3] = 4, blend[7] = 4, blend[6] = 1, blend[11] = 3, blend[2] = 2;
-  blend[9] = 3, blend[8] = 6, blend[4] = -1;  // item 4 is ninth by the quadratic: not screened
-  ASSERT_EQ(kScreened, 8);
+  blend[9] = 3, blend[8] = 6, blend[4] = -1;  // 4, 6, 9: not screened, their blend unread
+  ASSERT_EQ(kScreened, 4);
   const std::vector<size_t> order = regression_order(quad, blend);
   ASSERT_EQ(order.size(), quad.size());
-  // The quadratic's best eight: 11, 1, 3, 7, 6, 9, 2, 8 (0, 1, 1, 2, 3, 4, 5, 6); by the blend,
-  // ties in that order: 6 (1), 2 (2), 11 and 9 (3), 3 and 7 (4), 1 (5), 8 (6). Then 5, 4, 0, 10.
-  EXPECT_EQ(order, (std::vector<size_t>{6, 2, 11, 9, 3, 7, 1, 8, 5, 4, 0, 10}));
+  // The quadratic's best four: 11, 1, 3, 7 (0, 1, 1, 2); by the blend, ties in that order: 11
+  // (3), 3 and 7 (4), 1 (5). Then the others by the quadratic: 6, 9, 2, 8, 5, 4, 0, 10.
+  EXPECT_EQ(order, (std::vector<size_t>{11, 3, 7, 1, 6, 9, 2, 8, 5, 4, 0, 10}));
 }
 
 // The embedded H100 model ranks a tensor in its calibrated sizes; a 4 KB one, outside them, is

@@ -304,7 +304,33 @@ double seconds_of(double z, double launch_s, double ideal_s) {
   return launch_s + ideal_s * factor;
 }
 
+namespace {
+
+// The leaves of trees of depth D (D a constant: the tests unrolled).
+template <int D>
+double leaf_sum(const Trees& t, const TreeFeatures& x) {
+  double z = 0;
+  const size_t n = t.count();
+  const unsigned char* f = t.split_feature.data();
+  const double* v = t.split_value.data();
+  const float* out = t.leaf.data();
+  for (size_t i = 0; i < n; ++i, f += D, v += D, out += size_t{1} << D) {
+    unsigned k = 0;
+    for (int l = 0; l < D; ++l) k |= static_cast<unsigned>(x[f[l]] >= v[l]) << l;
+    z += out[k];
+  }
+  return z;
+}
+
+}  // namespace
+
 double Trees::z(const TreeFeatures& x) const {
+  switch (depth) {  // the depths calibrate grows by default and near it, unrolled
+    case 5: return base + leaf_sum<5>(*this, x);
+    case 6: return base + leaf_sum<6>(*this, x);
+    case 7: return base + leaf_sum<7>(*this, x);
+    default: break;
+  }
   double z = base;
   const size_t n = count(), leaves = size_t{1} << depth;
   const unsigned char* f = split_feature.data();

@@ -122,7 +122,7 @@ bool fit_trees(const std::vector<TreeFeatures>& x, const std::vector<double>& z,
 // The blend: z = (1 - kTreeWeight) x quadratic + kTreeWeight x trees, on the kScreened best
 // candidates of the quadratic (docs/model.md: both chosen on the 2026-11-21 calibration data).
 constexpr double kTreeWeight = 0.7;
-constexpr int kScreened = 8;
+constexpr int kScreened = 4;
 
 // One architecture's model, as a model file holds it.
 struct Regression {

@@ -395,21 +395,27 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
     return found;
   }
   // rank_by_regression's first: the quadratic's kScreened best in its order (ties: the first
-  // offered), then the first of the blend's lowest among them.
-  std::array<Choice, kScreened> kept;
-  std::array<double, kScreened> quad{};
+  // offered), then the first of the blend's lowest among them. `order` lists slots: the kept
+  // candidates' by the quadratic, then the spare one, which the next offer takes.
+  std::array<Choice, kScreened + 1> slot;
+  std::array<double, kScreened + 1> quad{};
+  std::array<int, kScreened + 1> order{};
+  for (int i = 0; i <= kScreened; ++i) order[i] = i;
   int n = 0;
   const auto keep = [&](Choice& c) {
     const double q = model->screen(c);
-    if (n == kScreened && !(q < quad[n - 1])) return;
-    int i = n < kScreened ? n++ : n - 1;
-    for (; i > 0 && q < quad[i - 1]; --i) kept[i] = kept[i - 1], quad[i] = quad[i - 1];
-    kept[i] = c, quad[i] = q;
+    if (n == kScreened && !(q < quad[order[n - 1]])) return;
+    const int s = order[n];
+    slot[s] = c, quad[s] = q;
+    int i = n;
+    for (; i > 0 && q < quad[order[i - 1]]; --i) order[i] = order[i - 1];
+    order[i] = s;
+    if (n < kScreened) ++n;  // else the last kept moved to the spare position: dropped
   };
   for_each_choice(geometry(p), dev, req, keep);
   for (int i = 0; i < n; ++i) {
-    const double blend = model->predict(kept[i]);
-    if (i == 0 || blend < best->predicted) *best = kept[i], best->predicted = blend;
+    const double blend = model->predict(slot[order[i]]);
+    if (i == 0 || blend < best->predicted) *best = slot[order[i]], best->predicted = blend;
   }
   best->model = model;
   return n > 0;
