@@ -47,15 +47,15 @@ timeout 50 $x bench-inplace --elems 8 --ns 1024,4096,8192,16384,32768,46336,6553
 timeout 30 $x bench-inplace --elems 1,2 --ns 8192,32768,65536 --ws 8 --reps 3 \
   --csv "$r/inplace-12.csv" > "$r/inplace-12.log" 2>&1; echo "exit $?" >> "$sum"
 grep -hE ",v1b,8," "$r"/inplace-4.csv "$r"/inplace-8.csv "$r"/inplace-12.csv | tail -30 >> "$sum"; pack; }
-want cpu && { log "cpu suites (16 cores, cold caches, 5 passes over each suite; 6D suites: 120 evenly spread permutations each)";
+want cpu && { log "cpu suites (16 cores, cold caches, 5 passes over all four suites together; 6D suites: 120 evenly spread permutations each)";
 # A fresh VM is busy for a minute or two after boot (load 8.9 seen): wait (up to 120 s) until the
 # 1-minute load average is below 2, so the suites do not time the machine's own start-up.
 for i in $(seq 24); do awk '{exit !($1 < 2)}' /proc/loadavg && break; sleep 5; done
 echo "load before the cpu suites: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$sum"
-for s in cutt-random ttlg6d-15 ttlg6d-16 ttlg6d-17; do
-  l=(); [[ $s == ttlg6d-* ]] && l=(--limit 120)
-  $x bench $s --backend cpu --rounds 5 "${l[@]}" --csv "$r/cpu-$s.csv" --quiet 2>/dev/null | tail -1 >> "$sum"
-done; pack; }
+# One benchmark of the four suites, each pass over all of them: a slow spell of the VM (minutes
+# long, seen to sink one suite's every pass) touches one or two passes of every case instead.
+$x bench cutt-random ttlg6d-15 ttlg6d-16 ttlg6d-17 --backend cpu --rounds 5 --limit 120 \
+  --csv "$r/cpu-suites.csv" --quiet 2>/dev/null | grep -E "^\| (cutt|ttlg)" >> "$sum"; pack; }
 want measured && { log "gpu: heuristic vs measured plans, 30 evenly spread cases per suite";
 for s in ttlg6d-16 ttlg6d-17 cutt-random cutt-rank8 cutt-rank12 square; do
   $x bench $s --backend cuda --limit 30 --csv "$r/heur30-$s.csv" --quiet > /dev/null 2>&1

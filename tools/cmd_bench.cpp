@@ -17,19 +17,19 @@ namespace xpose_tool {
 namespace {
 
 const char* kBenchHelp =
-    "usage: xpose bench SUITE [options]\n"
+    "usage: xpose bench SUITE... [options]\n"
     "\n"
     "SUITE is a built-in suite (below) or a file of lines 'SUITE CASE EXTENTS PERM' as --list\n"
-    "prints them. Each case: a fresh plan, random input, poisoned output, one checked run,\n"
+    "prints them; several run as one benchmark (one summary line each). Each case: a fresh plan, random input, poisoned output, one checked run,\n"
     "then the median of --reps runs and of as many copies of the same bytes. Exit status 1\n"
     "when any case is wrong or fails.\n"
     "\n"
     "  --list        print the cases, one per line: SUITE CASE EXTENTS PERM\n"
     "  --limit N     N cases spread evenly over each suite\n"
     "  --csv FILE    write suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan\n"
-    "  --rounds N    run the whole suite N times (default 1) and keep, per case, the round\n"
-    "                whose ratio is the median: a slow phase of the machine then touches\n"
-    "                every case alike instead of a stretch of cases (noisy VMs)\n"
+    "  --rounds N    run all the suites' cases N times over (default 1) and keep, per case,\n"
+    "                the round whose ratio is the median: a slow phase of the machine then\n"
+    "                touches a round of every case instead of a stretch of cases (noisy VMs)\n"
     "  --quiet       no per-case lines on stderr\n";
 
 struct Row {
@@ -90,31 +90,43 @@ size_t max_bytes(const std::vector<Case>& cases, size_t elem) {
   return m;
 }
 
-// Every case once per round, rounds one after the other; per case the round whose ratio is the
-// median (its time, copy time and plan are reported together), failed if any round failed.
-std::vector<Row> run_suite(const std::vector<Case>& cases, const Settings& s, bool quiet,
-                           int rounds, std::ostream* csv) {
-  Workspace ws(s, max_bytes(cases, s.elem));
-  std::vector<std::vector<Row>> by_case(cases.size());
+// Every case of every suite once per round, rounds one after the other; per case the round
+// whose ratio is the median (its time, copy time and plan are reported together), failed if
+// any round failed.
+using Suites = std::vector<std::pair<std::string, std::vector<Case>>>;
+std::vector<std::pair<std::string, std::vector<Row>>> run_suites(const Suites& suites,
+                                                                 const Settings& s, bool quiet,
+                                                                 int rounds, std::ostream* csv) {
+  size_t bytes = 0, total = 0;
+  for (const auto& g : suites) bytes = std::max(bytes, max_bytes(g.second, s.elem));
+  for (const auto& g : suites) total += g.second.size();
+  Workspace ws(s, bytes);
+  std::vector<std::vector<std::vector<Row>>> by_case(suites.size());
+  for (size_t g = 0; g < suites.size(); ++g) by_case[g].resize(suites[g].second.size());
   for (int round = 0; round < rounds; ++round)
-    for (size_t i = 0; i < cases.size(); ++i) {
-      by_case[i].push_back(run_one(cases[i], s, ws, 1000 + i));
-      if ((!quiet && round + 1 == rounds) || by_case[i].back().failed)
-        report_case(by_case[i].back(), i + 1, cases.size());
+    for (size_t g = 0, n = 0; g < suites.size(); ++g)
+      for (size_t i = 0; i < suites[g].second.size(); ++i, ++n) {
+        by_case[g][i].push_back(run_one(suites[g].second[i], s, ws, 1000 + i));
+        if ((!quiet && round + 1 == rounds) || by_case[g][i].back().failed)
+          report_case(by_case[g][i].back(), n + 1, total);
+      }
+  std::vector<std::pair<std::string, std::vector<Row>>> out;
+  for (size_t g = 0; g < suites.size(); ++g) {
+    out.push_back({suites[g].first, {}});
+    for (std::vector<Row>& runs : by_case[g]) {
+      const auto bad =
+          std::find_if(runs.begin(), runs.end(), [](const Row& r) { return r.failed; });
+      if (bad != runs.end()) {
+        out.back().second.push_back(*bad);
+      } else {
+        std::sort(runs.begin(), runs.end(),
+                  [](const Row& a, const Row& b) { return a.m.ratio() < b.m.ratio(); });
+        out.back().second.push_back(runs[runs.size() / 2]);
+      }
+      if (csv) write_csv(*csv, out.back().second.back(), s.elem);
     }
-  std::vector<Row> rows;
-  for (std::vector<Row>& runs : by_case) {
-    const auto bad = std::find_if(runs.begin(), runs.end(), [](const Row& r) { return r.failed; });
-    if (bad != runs.end()) {
-      rows.push_back(*bad);
-    } else {
-      std::sort(runs.begin(), runs.end(),
-                [](const Row& a, const Row& b) { return a.m.ratio() < b.m.ratio(); });
-      rows.push_back(runs[runs.size() / 2]);
-    }
-    if (csv) write_csv(*csv, rows.back(), s.elem);
   }
-  return rows;
+  return out;
 }
 
 // One line per suite: cases, median, 10th percentile and worst copy ratio, failures.
@@ -140,9 +152,8 @@ void print_summary(const std::vector<std::pair<std::string, std::vector<Row>>>& 
 }
 
 // Cases grouped by suite, in first-appearance order, each group cut to `limit`.
-std::vector<std::pair<std::string, std::vector<Case>>> group(const std::vector<Case>& cases,
-                                                             size_t limit) {
-  std::vector<std::pair<std::string, std::vector<Case>>> groups;
+Suites group(const std::vector<Case>& cases, size_t limit) {
+  Suites groups;
   for (const Case& c : cases) {
     if (groups.empty() || groups.back().first != c.suite) groups.push_back({c.suite, {}});
     groups.back().second.push_back(c);
@@ -163,10 +174,7 @@ int bench_command(const std::vector<std::string>& argv) {
       std::printf("  %-12s %s\n", suite.name.c_str(), suite.description.c_str());
     return 0;
   }
-  if (args.positional.size() != 1)
-    throw UsageError(args.positional.empty() ? "bench: which suite? (see xpose bench --help)"
-                                             : "bench: one suite at a time, got '" +
-                                                   args.positional[1] + "' too");
+  if (args.positional.empty()) throw UsageError("bench: which suite? (see xpose bench --help)");
   Settings s = parse_settings(args);
   const size_t limit = args.get("--limit")
                            ? static_cast<size_t>(parse_int("--limit", *args.get("--limit"), 1, 1 << 30))
@@ -174,7 +182,9 @@ int bench_command(const std::vector<std::string>& argv) {
   const int rounds = args.get("--rounds")
                          ? static_cast<int>(parse_int("--rounds", *args.get("--rounds"), 1, 99))
                          : 1;
-  const auto groups = group(load_suite(args.positional[0]), limit);
+  Suites groups;
+  for (const std::string& suite : args.positional)
+    for (auto& g : group(load_suite(suite), limit)) groups.push_back(std::move(g));
   if (args.has("--list")) {
     for (const auto& g : groups)
       for (const Case& c : g.second) std::printf("%s\n", list_line(c).c_str());
@@ -187,13 +197,11 @@ int bench_command(const std::vector<std::string>& argv) {
     if (!csv) throw ToolError("--csv: cannot write '" + *path + "'");
     csv << "suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan\n";
   }
-  std::vector<std::pair<std::string, std::vector<Row>>> results;
+  const auto results =
+      run_suites(groups, s, args.has("--quiet"), rounds, csv.is_open() ? &csv : nullptr);
   size_t failed = 0;
-  for (const auto& [name, cases] : groups) {
-    results.push_back({name, run_suite(cases, s, args.has("--quiet"), rounds,
-                                       csv.is_open() ? &csv : nullptr)});
-    for (const Row& r : results.back().second) failed += r.failed;
-  }
+  for (const auto& suite : results)
+    for (const Row& r : suite.second) failed += r.failed;
   print_summary(results, s);
   if (failed) std::fprintf(stderr, "xpose: bench: %zu case(s) failed\n", failed);
   return failed ? 1 : 0;

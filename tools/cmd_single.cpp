@@ -16,7 +16,7 @@ namespace xpose_tool {
 namespace {
 
 const char* kHelp =
-    "usage: xpose bench-single [--bytes B] [--iters N] [options]\n"
+    "usage: xpose bench-single [--bytes B] [--iters N] [--rounds R] [options]\n"
     "\n"
     "For tensors of about B bytes (default 200000000) of ranks 2 to 8, times N iterations\n"
     "(default 100 on the GPU, 3 on the CPU) of\n"
@@ -27,10 +27,13 @@ const char* kHelp =
     "host's planning overlaps the previous asynchronous execute, as in a stream of work) and\n"
     "synchronous (a wait after every execute: planning is not hidden). Times are wall clock per\n"
     "iteration (GPU: CUDA events around the pipelined loop too); ratio = repeated / single\n"
-    "(1: single use costs nothing extra). Also the warm xpose_predict time, in us per call.\n"
+    "(1: single use costs nothing extra). The four loops run in turn, R rounds: times and\n"
+    "ratios are the medians of the rounds, so a slow spell of the host touches one round.\n"
+    "Also the warm xpose_predict time, in us per call.\n"
     "\n"
     "  --bytes B                tensor size in bytes\n"
-    "  --iters N                iterations per measurement\n";
+    "  --iters N                iterations per loop and round\n"
+    "  --rounds R               rounds (default 5)\n";
 
 struct Variant {
   int rank;
@@ -94,7 +97,7 @@ double predict_us(const Case& c, const Settings& s) {
 
 int bench_single_command(const std::vector<std::string>& argv) {
   std::set<std::string> flags = kSettingFlags;
-  flags.insert({"--bytes", "--iters"});
+  flags.insert({"--bytes", "--iters", "--rounds"});
   const ParsedArgs args = parse_args("bench-single", argv, flags, kSettingSwitches);
   if (args.has("--help")) {
     std::printf("%s%s", kHelp, settings_help());
@@ -110,10 +113,13 @@ int bench_single_command(const std::vector<std::string>& argv) {
   const int iters = args.get("--iters")
                         ? static_cast<int>(parse_int("--iters", *args.get("--iters"), 1, 1 << 20))
                         : s.on_gpu() ? 100 : 3;
+  const int rounds =
+      args.get("--rounds") ? static_cast<int>(parse_int("--rounds", *args.get("--rounds"), 1, 99))
+                           : 5;
   const int64_t volume = bytes / static_cast<int64_t>(s.elem);
-  std::printf("single use vs repeated use, %s, %zu-byte elements, %d iterations, us per "
-              "iteration\n\n",
-              s.on_gpu() ? gpu::device_name().c_str() : "cpu", s.elem, iters);
+  std::printf("single use vs repeated use, %s, %zu-byte elements, %d iterations x %d rounds, us "
+              "per iteration (medians of the rounds)\n\n",
+              s.on_gpu() ? gpu::device_name().c_str() : "cpu", s.elem, iters, rounds);
   std::printf("| %-34s | plan | repeated | single | ratio | rep. sync | single sync | ratio "
               "| predict |\n",
               "extents perm");
@@ -140,19 +146,24 @@ int bench_single_command(const std::vector<std::string>& argv) {
     };
     single();
     time_loop(s, iters, false, repeated);  // clocks up to speed before anything is timed
-    const Timing rep = time_loop(s, iters, false, repeated);
-    const Timing one = time_loop(s, iters, false, single);
-    const Timing rep_sync = time_loop(s, iters, true, repeated);
-    const Timing one_sync = time_loop(s, iters, true, single);
-    ratios.push_back(rep.wall_us / one.wall_us);
-    sync_ratios.push_back(rep_sync.wall_us / one_sync.wall_us);
+    // Per round: wall and event times of repeated, single, repeated sync, single sync.
+    std::vector<double> t[4], ev[2], ratio[2];
+    for (int r = 0; r < rounds; ++r) {
+      const Timing got[4] = {time_loop(s, iters, false, repeated), time_loop(s, iters, false, single),
+                             time_loop(s, iters, true, repeated), time_loop(s, iters, true, single)};
+      for (int k = 0; k < 4; ++k) t[k].push_back(got[k].wall_us);
+      for (int k = 0; k < 2; ++k) ev[k].push_back(got[k].event_us);
+      for (int k = 0; k < 2; ++k) ratio[k].push_back(got[2 * k].wall_us / got[2 * k + 1].wall_us);
+    }
+    ratios.push_back(median(ratio[0]));
+    sync_ratios.push_back(median(ratio[1]));
     const std::string name = join(c.extents, false) + " " + join(c.perm, false);
     std::printf("| %-34s | %4.0f | %8.1f | %6.1f | %5.3f | %9.1f | %11.1f | %5.3f | %7.2f |\n",
-                name.c_str(), plan_us, rep.wall_us, one.wall_us, ratios.back(),
-                rep_sync.wall_us, one_sync.wall_us, sync_ratios.back(), predict_us(c, s));
+                name.c_str(), plan_us, median(t[0]), median(t[1]), ratios.back(), median(t[2]),
+                median(t[3]), sync_ratios.back(), predict_us(c, s));
     if (s.on_gpu())
       std::printf("|   CUDA events, pipelined           |      | %8.1f | %6.1f | %5.3f |\n",
-                  rep.event_us, one.event_us, rep.event_us / one.event_us);
+                  median(ev[0]), median(ev[1]), median(ev[0]) / median(ev[1]));
   }
   std::printf("\nratio repeated/single: pipelined min %.3f median %.3f; synchronous min %.3f "
               "median %.3f (target >= 0.85)\n",
