@@ -1,6 +1,6 @@
 // The cost models without a GPU: the regression model's fits (quadratic and trees), its ranking,
-// its model file, the fallback to the analytic model, the features of random problems (CUDA builds, on a fake H100),
-// and the time of a warm xpose_predict on the CPU backend.
+// its model file, the fallback to the analytic model, the features of random problems (CUDA
+// builds, on a fake H100), and the time of a warm xpose_predict on the CPU backend.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -83,7 +83,10 @@ void report_choice(const std::vector<ProblemInfo>& problems, const std::vector<S
         if (s.analytic < analytic) analytic = s.analytic, pick_time[2] = s.measured;
       }
       std::vector<double> quad, blend;
-      for (size_t j = i; j < end; ++j) quad.push_back(samples[j].screen), blend.push_back(samples[j].regression);
+      for (size_t j = i; j < end; ++j) {
+        quad.push_back(samples[j].screen);
+        blend.push_back(samples[j].regression);
+      }
       pick_time[0] = samples[i + xpose::detail::regression_order(quad, blend).front()].measured;
       if (shipped) pick_time[1] = samples[pick(*shipped, samples, i, end)].measured;
       Tally& t = group(info.fold == 0 ? "held-out" : info.suite);

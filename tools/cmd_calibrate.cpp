@@ -369,7 +369,8 @@ int calibrate_command(const std::vector<std::string>& argv) {
     throw UsageError("calibrate: unexpected argument '" + args.positional[0] + "'");
   if (args.get("--fit")) return fit_command(args);
   for (const char* fit_only : {"--arch", "--device"})
-    if (args.get(fit_only)) throw UsageError(std::string("calibrate: ") + fit_only + " goes with --fit");
+    if (args.get(fit_only))
+      throw UsageError(std::string("calibrate: ") + fit_only + " goes with --fit");
   std::string why;
   if (!gpu::usable(&why)) throw ToolError("calibrate: needs a CUDA device: " + why);
   const int arch = gpu::arch();

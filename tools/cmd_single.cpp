@@ -149,8 +149,9 @@ int bench_single_command(const std::vector<std::string>& argv) {
     // Per round: wall and event times of repeated, single, repeated sync, single sync.
     std::vector<double> t[4], ev[2], ratio[2];
     for (int r = 0; r < rounds; ++r) {
-      const Timing got[4] = {time_loop(s, iters, false, repeated), time_loop(s, iters, false, single),
-                             time_loop(s, iters, true, repeated), time_loop(s, iters, true, single)};
+      const Timing got[4] = {
+          time_loop(s, iters, false, repeated), time_loop(s, iters, false, single),
+          time_loop(s, iters, true, repeated), time_loop(s, iters, true, single)};
       for (int k = 0; k < 4; ++k) t[k].push_back(got[k].wall_us);
       for (int k = 0; k < 2; ++k) ev[k].push_back(got[k].event_us);
       for (int k = 0; k < 2; ++k) ratio[k].push_back(got[2 * k].wall_us / got[2 * k + 1].wall_us);

@@ -83,7 +83,8 @@ bool parse_tree(std::istringstream& in, Trees* t, std::string* why) {
   std::string word;
   for (int l = 0; l < depth; ++l) {
     double f = 0, v = 0;
-    if (!(in >> word) || !parse_number(word, &f) || f < 0 || f >= kTreeFeatures || f != std::floor(f))
+    if (!(in >> word) || !parse_number(word, &f) || f < 0 || f >= kTreeFeatures ||
+        f != std::floor(f))
       return *why = "tree: split " + std::to_string(l + 1) + " names no feature", false;
     if (!(in >> word) || !parse_number(word, &v))
       return *why = "tree: split " + std::to_string(l + 1) + " has no finite value", false;
@@ -261,7 +262,8 @@ std::vector<size_t> regression_order(const std::vector<double>& quad,
                                      const std::vector<double>& blend) {
   std::vector<size_t> order(quad.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return quad[a] < quad[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return quad[a] < quad[b]; });
   const auto top = order.begin() + std::min<size_t>(kScreened, order.size());
   std::stable_sort(order.begin(), top, [&](size_t a, size_t b) { return blend[a] < blend[b]; });
   return order;
@@ -289,10 +291,11 @@ std::string format_regression(const Regression& r) {
   std::string s =
       "# xpose regression cost model (docs/model.md): seconds = launch + ideal x exp(z). Per\n"
       "# kernel class a quadratic: z = coef . (1, the base features clamped to lo..hi, their\n"
-      "# products); it ranks every candidate. Trees: z = base + one leaf per tree, a tree's level\n"
-      "# l going right (bit l of the leaf index) when feature F_l >= V_l (features: the base ones,\n"
-      "# then the class as 0..4); the blend of both ranks the quadratic's best few. samples:\n"
-      "# candidates fitted on; mape: held-out mean |relative error| of the model's predictions.\n";
+      "# products); it ranks every candidate. Trees: z = base + one leaf per tree, a tree's\n"
+      "# level l going right (bit l of the leaf index) when feature F_l >= V_l (features: the\n"
+      "# base ones, then the class as 0..4); the blend of both ranks the quadratic's best few.\n"
+      "# samples: candidates fitted on; mape: held-out mean |relative error| of the model's\n"
+      "# predictions.\n";
   s += std::string(kMagic) + " " + std::to_string(kVersion) + "\n";
   char buf[96];
   std::snprintf(buf, sizeof buf, "bytes %.0f %.0f\n", r.min_bytes, r.max_bytes);
