@@ -100,6 +100,28 @@ std::vector<Choice> candidates(const Problem& p, const DeviceInfo& dev) {
   return c;
 }
 
+// Every candidate of 60 random problems of ranks 3-5 (extents 8-97, 8-byte elements) on the
+// fake H100.
+std::vector<Choice> random_candidates(Rng& rng) {
+  const DeviceInfo dev = xpose_test::fake_h100();
+  std::vector<Choice> choices;
+  for (int i = 0; i < 60; ++i) {
+    const int rank = 3 + static_cast<int>(rng.below(3));
+    std::vector<int64_t> ext(rank);
+    for (int64_t& e : ext) e = 8 + static_cast<int64_t>(rng.below(90));
+    for (const Choice& c : candidates(problem(ext, rng.permutation(rank), 8), dev))
+      choices.push_back(c);
+  }
+  return choices;
+}
+
+// Times of the models' own form: launch + ideal x exp(0.7 + 0.5 log inv_mwp + 0.1 log(analytic /
+// ideal)^2).
+double own_form_seconds(const Choice& c) {
+  const BaseFeatures b = base_features(c);
+  return c.terms.launch_s + c.terms.ideal_s * std::exp(0.7 + 0.5 * b[3] + 0.1 * b[14] * b[14]);
+}
+
 TEST(RegressionModel, SolverRecoversKnownCoefficients) {
   Rng rng(test_seed());
   QuadTerms truth;
@@ -132,25 +154,15 @@ TEST(RegressionModel, SolverRecoversKnownCoefficients) {
 
 // Times that follow the model's own form are fitted back: predictions within 0.1 %.
 TEST(RegressionModel, FitClassReproducesItsForm) {
-  const DeviceInfo dev = xpose_test::fake_h100();
   Rng rng(test_seed());
-  std::vector<Choice> choices;
-  for (int i = 0; i < 60; ++i) {
-    const int rank = 3 + static_cast<int>(rng.below(3));
-    std::vector<int64_t> ext(rank);
-    for (int64_t& e : ext) e = 8 + static_cast<int64_t>(rng.below(90));
-    for (const Choice& c : candidates(problem(ext, rng.permutation(rank), 8), dev))
-      if (c.schema == Schema::Tiled) choices.push_back(c);
-  }
+  std::vector<Choice> choices = random_candidates(rng);
+  std::erase_if(choices, [](const Choice& c) { return c.schema != Schema::Tiled; });
   ASSERT_GT(choices.size(), 200u);
-  // seconds = launch + ideal x exp(0.7 + 0.5 log inv_mwp + 0.1 log(analytic / ideal)^2)
   std::vector<BaseFeatures> x;
   std::vector<double> seconds, z;
   for (const Choice& c : choices) {
-    const BaseFeatures b = base_features(c);
-    seconds.push_back(c.terms.launch_s +
-                      c.terms.ideal_s * std::exp(0.7 + 0.5 * b[3] + 0.1 * b[14] * b[14]));
-    x.push_back(b);
+    seconds.push_back(own_form_seconds(c));
+    x.push_back(base_features(c));
     z.push_back(log_factor(seconds.back(), c.terms.launch_s, c.terms.ideal_s));
   }
   Regression r;
@@ -199,25 +211,14 @@ TEST(RegressionModel, TreesFitAStepAndASlope) {
 // Times that follow the form launch + ideal x exp(smooth function of the features) are fitted
 // back on the planner's own candidates: predictions within a few percent.
 TEST(RegressionModel, FitFollowsTimesOfTheModelsForm) {
-  const DeviceInfo dev = xpose_test::fake_h100();
   Rng rng(test_seed());
-  std::vector<Choice> choices;
-  for (int i = 0; i < 60; ++i) {
-    const int rank = 3 + static_cast<int>(rng.below(3));
-    std::vector<int64_t> ext(rank);
-    for (int64_t& e : ext) e = 8 + static_cast<int64_t>(rng.below(90));
-    for (const Choice& c : candidates(problem(ext, rng.permutation(rank), 8), dev))
-      choices.push_back(c);
-  }
+  const std::vector<Choice> choices = random_candidates(rng);
   ASSERT_GT(choices.size(), 300u);
-  // seconds = launch + ideal x exp(0.7 + 0.5 log inv_mwp + 0.1 log(analytic / ideal)^2)
   std::vector<TreeFeatures> x;
   std::vector<double> z, seconds;
   for (const Choice& c : choices) {
-    const BaseFeatures b = base_features(c);
-    seconds.push_back(c.terms.launch_s +
-                      c.terms.ideal_s * std::exp(0.7 + 0.5 * b[3] + 0.1 * b[14] * b[14]));
-    x.push_back(tree_features(b, model_class(c.schema)));
+    seconds.push_back(own_form_seconds(c));
+    x.push_back(tree_features(base_features(c), model_class(c.schema)));
     z.push_back(log_factor(seconds.back(), c.terms.launch_s, c.terms.ideal_s));
   }
   Trees t;

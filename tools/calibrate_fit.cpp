@@ -56,10 +56,11 @@ struct Errors {
 
 // How often each model's pick among the timed candidates runs within 5 % and 15 % of the
 // fastest of them: on the held-out problems, and per bench suite on its cases (where every
-// candidate is timed, so the pick is the planner's own). Models: the new fit, the shipped one
-// (when there is one), the analytic one.
+// candidate is timed, so the pick is the planner's own). Models: the new fit (the analytic
+// model's picks when `fitted` is null: an incomplete fit), the shipped one (when there is one),
+// the analytic one.
 void report_choice(const std::vector<ProblemInfo>& problems, const std::vector<Sample>& samples,
-                   const Regression* shipped) {
+                   const Regression* fitted, const Regression* shipped) {
   struct Tally {
     size_t problems = 0, within[3][2] = {};
     std::vector<double> loss[3];  // measured time of the pick / fastest, per problem
@@ -82,12 +83,7 @@ void report_choice(const std::vector<ProblemInfo>& problems, const std::vector<S
         best = std::min(best, s.measured);
         if (s.analytic < analytic) analytic = s.analytic, pick_time[2] = s.measured;
       }
-      std::vector<double> quad, blend;
-      for (size_t j = i; j < end; ++j) {
-        quad.push_back(samples[j].screen);
-        blend.push_back(samples[j].regression);
-      }
-      pick_time[0] = samples[i + xpose::detail::regression_order(quad, blend).front()].measured;
+      pick_time[0] = fitted ? samples[pick(*fitted, samples, i, end)].measured : pick_time[2];
       if (shipped) pick_time[1] = samples[pick(*shipped, samples, i, end)].measured;
       Tally& t = group(info.fold == 0 ? "held-out" : info.suite);
       ++t.problems;
@@ -172,15 +168,12 @@ bool fit_samples(const std::vector<ProblemInfo>& problems, const xpose::detail::
       complete = false;
     }
   }
-  for (Sample& s : *samples) {
-    s.screen = complete ? screen(*r, s) : s.analytic;
-    s.regression = complete ? predict(*r, s) : s.analytic;
-  }
+  for (Sample& s : *samples) s.regression = complete ? predict(*r, s) : s.analytic;
   return complete;
 }
 
 void report_fit(const std::vector<ProblemInfo>& problems, const std::vector<Sample>& samples,
-                const Regression* shipped, Regression* r) {
+                bool complete, const Regression* shipped, Regression* r) {
   Errors by_class[kModelClasses], all;
   for (const Sample& s : samples)
     if (problems[s.problem].fold == 0) {
@@ -200,7 +193,7 @@ void report_fit(const std::vector<ProblemInfo>& problems, const std::vector<Samp
   }
   std::printf("| %-12s | %4ld | %5zu | %10s | %8s |\n\n", "all", fitted, all.n,
               all.text(all.regression).c_str(), all.text(all.analytic).c_str());
-  report_choice(problems, samples, shipped);
+  report_choice(problems, samples, complete ? r : nullptr, shipped);
 }
 
 void write_samples(const std::string& path, const std::vector<Sample>& samples) {

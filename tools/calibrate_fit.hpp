@@ -27,7 +27,7 @@ struct Sample {
   xpose::detail::BaseFeatures b{};
   double ideal = 0, launch = 0, bytes = 0;  // the candidate's CostTerms
   double analytic = 0, measured = 0;        // seconds
-  double screen = 0, regression = 0;        // seconds by the fitted quadratic, by the blend
+  double regression = 0;                    // seconds by the fit (the blend), else analytic
 };
 
 // Fits `r` on the samples of folds 1-4 (arch, device, commit and date untouched): sizes, the
@@ -40,9 +40,10 @@ bool fit_samples(const std::vector<ProblemInfo>& problems, const xpose::detail::
 
 // Prints the held-out MAPE per class (and records it in r) and how often each model's pick (the
 // planner's rule: regression_order's first) runs within 5 % and 15 % of the fastest timed
-// candidate: the new fit, `shipped` (may be null) and the analytic model.
+// candidate: the new fit (when `complete`), `shipped` (may be null) and the analytic model.
 void report_fit(const std::vector<ProblemInfo>& problems, const std::vector<Sample>& samples,
-                const xpose::detail::Regression* shipped, xpose::detail::Regression* r);
+                bool complete, const xpose::detail::Regression* shipped,
+                xpose::detail::Regression* r);
 
 // The run as CSV, a row per sample (grouped by problem), and back; read_samples throws
 // ToolError on a file that is not such a CSV.

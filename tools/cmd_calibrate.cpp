@@ -312,7 +312,7 @@ std::vector<ProblemInfo> problem_infos(const std::vector<CalibrationCase>& cases
 // Reports, writes the CSV and, when the fit is complete, the model file; the exit status.
 int finish(const Config& cfg, const std::vector<ProblemInfo>& problems, bool complete,
            const std::vector<Sample>& samples, const Regression* shipped, Regression* r) {
-  report_fit(problems, samples, shipped, r);
+  report_fit(problems, samples, complete, shipped, r);
   write_samples(cfg.csv, samples);
   std::printf("\nwrote %s", cfg.csv.c_str());
   if (!complete) {

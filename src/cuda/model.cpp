@@ -270,18 +270,21 @@ std::vector<size_t> regression_order(const std::vector<double>& quad,
 }
 
 void rank_by_regression(const Regression& r, std::vector<Choice>* choices) {
+  // Every candidate blended (heuristic planning's best_choice blends only the screened ones);
+  // regression_order reads the screened ones' blends only.
   const size_t n = choices->size();
   std::vector<double> quad(n), blend(n);
-  for (size_t i = 0; i < n; ++i) quad[i] = r.screen((*choices)[i]);
-  const std::vector<size_t> by_quad = regression_order(quad, quad);
-  for (size_t i = 0; i < std::min<size_t>(kScreened, n); ++i)
-    blend[by_quad[i]] = r.predict((*choices)[by_quad[i]]);
+  for (size_t i = 0; i < n; ++i) {
+    quad[i] = r.screen((*choices)[i]);
+    blend[i] = r.predict((*choices)[i]);
+  }
   std::vector<Choice> ranked;
   ranked.reserve(n);
   const std::vector<size_t> order = regression_order(quad, blend);
   for (size_t k = 0; k < n; ++k) {
     ranked.push_back((*choices)[order[k]]);
-    ranked.back().predicted = k < static_cast<size_t>(kScreened) ? blend[order[k]] : quad[order[k]];
+    ranked.back().predicted =
+        k < static_cast<size_t>(kScreened) ? blend[order[k]] : quad[order[k]];
     ranked.back().model = &r;
   }
   *choices = std::move(ranked);
