@@ -15,6 +15,9 @@
 #   ab        .carry/xpose-base (an older build, carried by hand) against .carry/xpose on
 #             sampled GPU suites, heuristic plans, same cases; without xpose-base, .carry/xpose
 #             against itself with the environment AB_ENV (e.g. AB_ENV=XPOSE_CUDA_RING=1)
+#   single    single use (bench-single, 5 rounds) of .carry/xpose-base and .carry/xpose in turn,
+#             twice each, then the misaligned-pointer paths of both (the quick suite with in
+#             and out 1 or 4 bytes past alignment, and 16-byte elements 8 bytes past it)
 # Usage (device): bash bench/device_exp.sh PHASE...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -96,7 +99,26 @@ for phase in "$@"; do
       done
     done
     pack ;;
-  *) echo "unknown phase '$phase' (inplace, v1bf, diag, calibrate, ab)" >&2; exit 2 ;;
+  single)
+    log "single use and misaligned pointers: .carry/xpose-base against .carry/xpose"
+    for k in 1 2; do
+      for v in base new; do
+        b=$x; [ $v = base ] && b=.carry/xpose-base
+        timeout 60 $b bench-single --backend cuda > "$r/single-$v-$k.txt" 2>&1
+        echo "$v $k: $(tail -1 "$r/single-$v-$k.txt")" >> "$sum"
+      done
+    done
+    for m in "--misalign 1" "--misalign 4" "--elem 16 --misalign 8" "--elem 2 --misalign 1" \
+             "--misalign 0"; do
+      for v in base new; do
+        b=$x; [ $v = base ] && b=.carry/xpose-base
+        n=$(echo "$m" | tr -d ' -')
+        timeout 60 $b bench quick --backend cuda $m --csv "$r/mis-$v-$n.csv" --quiet 2>&1 |
+          grep -E "^\| quick" | sed "s/^/$v $m /" >> "$sum"
+      done
+    done
+    pack ;;
+  *) echo "unknown phase '$phase' (inplace, v1bf, diag, calibrate, ab, single)" >&2; exit 2 ;;
   esac
 done
 pack

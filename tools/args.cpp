@@ -83,8 +83,9 @@ std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& 
   return out;
 }
 
-const std::set<std::string> kSettingFlags = {"--elem",    "--type",    "--layout", "--backend",
-                                             "--planning", "--threads", "--schema", "--reps"};
+const std::set<std::string> kSettingFlags = {"--elem",    "--type",    "--layout",
+                                             "--backend", "--planning", "--threads",
+                                             "--schema",  "--reps",     "--misalign"};
 
 const std::set<std::string> kSettingSwitches = {"--warm"};
 
@@ -104,6 +105,8 @@ const char* settings_help() {
          "                           (0 = all hardware threads, the default)\n"
          "  --schema NAME            force a schema (xpose_plan_create_forced)\n"
          "  --reps N                 timed repetitions (default 5 on the CPU, 20 on the GPU)\n"
+         "  --misalign B             input and output start B bytes (0-15) past an aligned\n"
+         "                           address (the paths for unaligned pointers)\n"
          "  --warm                   CPU: keep the caches warm between repetitions (default:\n"
          "                           flush them before each timed transposition and copy)\n";
 }
@@ -163,6 +166,8 @@ Settings parse_settings(const ParsedArgs& args) {
   if (const std::string* r = args.get("--reps"))
     s.reps = static_cast<int>(parse_int("--reps", *r, 1, 1 << 20));
   s.warm = args.has("--warm");
+  if (const std::string* m = args.get("--misalign"))
+    s.misalign = static_cast<int>(parse_int("--misalign", *m, 0, 15));
   if (const std::string* n = args.get("--schema")) {
     if (n->empty()) throw UsageError("--schema: empty name");
     s.schema = *n;

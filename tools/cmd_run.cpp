@@ -51,6 +51,8 @@ void print_header(const Case& c, const Settings& s) {
   std::printf("problem     extents %s perm %s, %zu-byte elements, %s, %lld elements\n",
               join(c.extents).c_str(), join(c.perm).c_str(), s.elem, layout_name(s.layout),
               static_cast<long long>(c.volume()));
+  if (s.misalign > 0)
+    std::printf("pointers    in and out %d bytes past an aligned address\n", s.misalign);
   if (s.on_gpu())
     std::printf("backend     cuda on %s\n", gpu::device_name().c_str());
   else

@@ -41,6 +41,7 @@ struct Settings {
   std::string schema;  // empty: the planner chooses; else xpose_plan_create_forced
   int reps = 0;        // 0: the backend's default
   bool warm = false;   // CPU: time with warm caches instead of flushing them before each rep
+  int misalign = 0;    // bytes (0-15) by which both buffers start past an aligned address
 
   xpose_options_t options() const;
   bool on_gpu() const { return backend == XPOSE_BACKEND_CUDA; }

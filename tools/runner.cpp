@@ -116,26 +116,30 @@ void fill_random(unsigned char* dst, size_t bytes, uint64_t seed, int threads) {
 }  // namespace
 
 Workspace::Workspace(const Settings& s, size_t max_bytes) : settings_(s), capacity_(max_bytes) {
-  host_in_ = host_alloc(max_bytes);
+  const size_t shift = static_cast<size_t>(s.misalign), bytes = max_bytes + shift;
+  host_base_ = host_alloc(bytes);
+  host_in_ = host_base_ + shift;
   if (s.on_gpu()) {
     host_out_ = host_alloc(max_bytes);
-    in_ = gpu::alloc(max_bytes);
-    out_ = gpu::alloc(max_bytes);
+    in_base_ = gpu::alloc(bytes);
+    out_base_ = gpu::alloc(bytes);
   } else {
-    in_ = host_in_;
-    out_ = host_alloc(max_bytes);
+    in_base_ = host_base_;
+    out_base_ = host_alloc(bytes);
   }
+  in_ = static_cast<unsigned char*>(in_base_) + shift;
+  out_ = static_cast<unsigned char*>(out_base_) + shift;
 }
 
 Workspace::~Workspace() {
   if (settings_.on_gpu()) {
-    gpu::release(in_);
-    gpu::release(out_);
+    gpu::release(in_base_);
+    gpu::release(out_base_);
     std::free(host_out_);
   } else {
-    std::free(out_);
+    std::free(out_base_);
   }
-  std::free(host_in_);
+  std::free(host_base_);
 }
 
 void Workspace::prepare(size_t bytes, uint64_t seed) {

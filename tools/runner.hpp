@@ -60,6 +60,9 @@ class Workspace {
   Settings settings_;
   size_t capacity_;
   bool input_ready_ = false;
+  void* in_base_ = nullptr;  // allocations; in_ and out_ lie settings_.misalign bytes past them
+  void* out_base_ = nullptr;
+  unsigned char* host_base_ = nullptr;
   void* in_ = nullptr;
   void* out_ = nullptr;
   unsigned char* host_in_ = nullptr;   // the input itself on the CPU, a staging copy on the GPU
