@@ -1,12 +1,13 @@
 // The CUDA backend's entry points (core/backend.hpp): planning, the plan value and execute.
 // Host C++ without CUDA headers; launches go through cuda/runtime.hpp.
 //
-// A plan holds up to three views of the problem, tried in order at execute time by the
-// alignment of the two pointers: (1) for a leading dimension that stays, w elements fused into
-// one wider element (up to 16 bytes), for pointers aligned to the wider element; (2) the problem
-// as given, for pointers aligned to the element size; (3) every element as bytes, for any
-// pointer. Row kernels pick their access width at execute time, so a view planned as rows ends
-// the list.
+// A plan holds up to two views of the problem, tried in order at execute time by the alignment
+// of the two pointers: (1) for a leading dimension that stays, w elements fused into one wider
+// element (up to 16 bytes), for pointers aligned to the wider element; (2) the problem as given,
+// for pointers aligned to the element size. Row kernels pick their access width at execute time,
+// so a view planned as rows ends the list; any other pointers run the last (tiled) view's tile
+// with elements moved in pieces as wide as the pointers allow (launch_tiled's `log2_piece`), so
+// no view is planned for them.
 #include <algorithm>
 #include <cstdint>
 #include <cstddef>
@@ -31,8 +32,8 @@ constexpr int kMeasureTop = 4;
 constexpr int kMeasureReps = 7;
 constexpr double kMeasureMargin = 0.02;
 
-// Which view of the plan's problem: fused_view's, the problem as given, byte_view's.
-enum class ViewKind { Fused, Given, Bytes };
+// Which view of the plan's problem: fused_view's, or the problem as given.
+enum class ViewKind { Fused, Given };
 
 struct View {
   size_t align = 1;  // both pointers must be multiples of this
@@ -43,7 +44,10 @@ struct View {
 bool is_rows(const Choice& c) { return c.schema == Schema::Copy || c.schema == Schema::Rows; }
 bool is_rows(const KernelSpec& s) { return is_rows(s.choice); }
 
-xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void* stream) {
+// `unaligned`: the pointers need not be multiples of the element size (tiled kernels: elements
+// move in the widest pieces that both pointers allow).
+xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void* stream,
+                           bool unaligned = false) {
   if (is_rows(s)) {
     const uint64_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) |
                           static_cast<uint64_t>(s.rows.row_bytes);
@@ -51,8 +55,16 @@ xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void*
     while (w > 0 && (bits & ((uint64_t{1} << w) - 1)) != 0) --w;
     return launch_rows(s.rows, w, in, out, stream, s.choice.grid);
   }
+  if (!unaligned)
+    return launch_tiled(s.tiled, s.log2_elem, in, out, stream, s.choice.grid,
+                        static_cast<unsigned>(s.choice.threads), s.smem_bytes);
+  const uintptr_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
+  int piece = 0;
+  while (piece + 1 < s.log2_elem && (bits & ((uintptr_t{2} << piece) - 1)) == 0) ++piece;
+  // In pieces, the read phase goes through registers: one buffer.
   return launch_tiled(s.tiled, s.log2_elem, in, out, stream, s.choice.grid,
-                      static_cast<unsigned>(s.choice.threads), s.smem_bytes);
+                      static_cast<unsigned>(s.choice.threads),
+                      static_cast<unsigned>(s.tiled.buffer_elems) << s.log2_elem, piece);
 }
 
 // A parameter block as a plan keeps it: cut after its last grid (row) dimension in use, since
@@ -109,15 +121,11 @@ class CudaPlan final : public BackendPlan {
     DeviceGuard guard(device_);
     XPOSE_TRY(guard.status());
     const uintptr_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
-    for (int i = 0; i < n_views_; ++i)
-      if (bits % views_[i].align == 0) {
-        KernelSpec spec;
-        unpack(views_[i], &spec);
-        return launch_spec(spec, in, out, stream);
-      }
-    return fail(XPOSE_ERROR_UNSUPPORTED,
-                "in/out are not aligned to " + std::to_string(views_[n_views_ - 1].align) +
-                    " bytes and this rank-32 problem has no byte view");
+    int i = 0;
+    while (i + 1 < n_views_ && bits % views_[i].align != 0) ++i;
+    KernelSpec spec;
+    unpack(views_[i], &spec);
+    return launch_spec(spec, in, out, stream, bits % views_[i].align != 0);
   }
 
   // The prediction for aligned pointers (the first view), which the planner ranked.
@@ -130,6 +138,11 @@ class CudaPlan final : public BackendPlan {
       out[i].align = views_[i].align;
       out[i].problem = view_problem(problem_, views_[i].kind);
       unpack(views_[i], &out[i].spec);
+    }
+    if (out.back().align > 1) {  // the last view again, in pieces, for any pointer
+      out.push_back(out.back());
+      out.back().align = 1;
+      out.back().unaligned = true;
     }
     return out;
   }
@@ -147,6 +160,8 @@ class CudaPlan final : public BackendPlan {
       s += "pointers aligned to " + std::to_string(views_[i].align) + " B: " +
            summarize(q, views_[i].choice) + " on " + q.to_string() + "\n";
     }
+    if (views_[n_views_ - 1].align > 1)
+      s += "other pointers: the last tile, elements moved in pieces of the pointers' alignment\n";
     return s + notes_;
   }
 
@@ -171,7 +186,7 @@ class CudaPlan final : public BackendPlan {
   int device_;
   Problem problem_;
   int n_views_ = 0;
-  KeptView views_[3];
+  KeptView views_[2];
   std::unique_ptr<unsigned char[]> blocks_;
   std::string notes_;
 };
@@ -191,25 +206,10 @@ bool fused_view(const Problem& p, Problem* q, size_t* align) {
   return true;
 }
 
-// The problem with each element as elem_size bytes (a new leading dimension that stays).
-bool byte_view(const Problem& p, Problem* q) {
-  if (p.elem_size == 1 || p.rank + 1 > kMaxRank) return false;
-  int64_t e[kMaxRank];
-  int perm[kMaxRank];
-  e[0] = static_cast<int64_t>(p.elem_size);
-  perm[0] = 0;
-  for (int k = 0; k < std::max(p.rank, 1); ++k) {
-    e[k + 1] = p.rank == 0 ? p.volume : p.extent[k];
-    perm[k + 1] = p.rank == 0 ? 1 : p.perm[k] + 1;
-  }
-  return make_problem(std::max(p.rank, 1) + 1, e, perm, 1, XPOSE_COL_MAJOR, q) == XPOSE_SUCCESS;
-}
-
 Problem view_problem(const Problem& p, ViewKind kind) {
   Problem q = p;
   size_t align = 0;
   if (kind == ViewKind::Fused) fused_view(p, &q, &align);
-  if (kind == ViewKind::Bytes) byte_view(p, &q);
   return q;
 }
 
@@ -320,7 +320,7 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
   report = report || measure;
   // Views are planned in place (~3.3 KB each: no copies) and dropped when nothing fits.
   std::vector<View>& views = out->views;
-  views.reserve(3);
+  views.reserve(2);
   Problem fused;
   size_t fused_align = 0;
   bool found = false;
@@ -343,13 +343,6 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
                         first ? &out->measured : nullptr));
     if (!found) return fail(XPOSE_ERROR_INVALID_ARGUMENT, why_not(p, req));
     if (first) out->first = p;
-  }
-  Problem bytes;
-  if (!is_rows(views.back().spec) && byte_view(p, &bytes)) {
-    View& v = views.emplace_back();
-    v.kind = ViewKind::Bytes;
-    XPOSE_TRY(plan_view(bytes, 1, *dev, nullptr, false, false, &v, &found, nullptr, nullptr));
-    if (!found) views.pop_back();
   }
   return XPOSE_SUCCESS;
 }

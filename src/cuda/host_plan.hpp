@@ -21,9 +21,10 @@ xpose_status_t cuda_plan_on(const Problem& p, const DeviceInfo& dev,
 
 // One view of a CUDA plan, as execute launches it.
 struct PlanView {
-  size_t align = 1;  // execute takes this view when in and out are multiples of it
-  Problem problem;   // the view of the plan's problem (leading elements fused, as given, bytes)
-  KernelSpec spec;   // the choice and its parameter block, whole
+  size_t align = 1;       // execute takes this view when in and out are multiples of it
+  Problem problem;        // the view of the plan's problem (leading elements fused, or as given)
+  KernelSpec spec;        // the choice and its parameter block, whole
+  bool unaligned = false;  // the view before it again, elements moved in pieces (tiled)
 };
 
 // The views of a CUDA plan, in the order execute tries them; empty for a plan of another

@@ -34,8 +34,12 @@ const DeviceInfo* device_info(int ordinal, std::string* why);
 
 // Kernel launches: enqueue only. `stream` is a cudaStream_t. On failure: XPOSE_ERROR_DEVICE with
 // CUDA's text (recorded through fail()).
+// `log2_piece` below log2_elem: in and out need only be multiples of 2^log2_piece bytes
+// (elements moved through global memory in pieces of that width, one shared-memory buffer);
+// otherwise (-1) both are multiples of the element size.
 xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in, void* out,
-                            void* stream, unsigned grid, unsigned threads, unsigned smem_bytes);
+                            void* stream, unsigned grid, unsigned threads, unsigned smem_bytes,
+                            int log2_piece = -1);
 // `vec_log2`: log2 of the access width in bytes (0..4); the caller checked that the width
 // divides both pointers, row_bytes and every stride.
 xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, void* out,

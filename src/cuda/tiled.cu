@@ -9,7 +9,14 @@
 // fits the launch limits) and, per element, one load, one shared store, one shared load and one
 // store. Blocked dimensions (at most two) make edge tiles partial: each position carries its
 // coordinates along them, checked against the tile's limits.
+//
+// Pointers that are not multiples of the element size take the same tile with every element
+// moved through global memory in pieces of 2^Piece bytes, the widest both pointers allow: the
+// plan's own tile, so a plan needs no view of its own for them (API.md: any alignment works,
+// aligned data may be faster).
 #include <cuda_runtime.h>
+
+#include <array>
 
 #include "core/status.hpp"
 #include "cuda/elem_types.cuh"
@@ -86,10 +93,37 @@ __device__ __forceinline__ bool inside(uint32_t coord, const TileBase& b) {
   return (coord & 0xFFFFu) < b.lim0 && (coord >> 16) < b.lim1;
 }
 
+// An element in pieces of 2^Piece bytes (Piece < log2 of its size: its address need only be a
+// multiple of the piece), assembled in registers.
+template <int Piece, class T>
+__device__ __forceinline__ T load_pieces(const T* p) {
+  using P = Elem<Piece>;
+  constexpr int kPieces = static_cast<int>(sizeof(T) / sizeof(P));
+  const P* src = reinterpret_cast<const P*>(p);
+  P piece[kPieces];
+#pragma unroll
+  for (int i = 0; i < kPieces; ++i) piece[i] = src[i];
+  T v;
+  memcpy(&v, piece, sizeof(T));
+  return v;
+}
+
+template <int Piece, class T>
+__device__ __forceinline__ void store_pieces(T* p, const T& v) {
+  using P = Elem<Piece>;
+  constexpr int kPieces = static_cast<int>(sizeof(T) / sizeof(P));
+  P piece[kPieces];
+  memcpy(piece, &v, sizeof(T));
+  P* dst = reinterpret_cast<P*>(p);
+#pragma unroll
+  for (int i = 0; i < kPieces; ++i) dst[i] = piece[i];
+}
+
 // Off: type of the tile-relative offsets (int32 unless the planner saw them overflow).
 // The cap of 64 registers (two blocks of 512 threads per SM) keeps enough loads in flight.
-// Read phase through registers (1- and 2-byte elements: cp.async moves 4 bytes at least).
-template <class T, class Off>
+// Read phase through registers (1- and 2-byte elements: cp.async moves 4 bytes at least; and
+// every size in pieces, Piece < log2(sizeof(T))).
+template <int Piece, class T, class Off>
 __device__ __forceinline__ void tiles_through_registers(const TiledParams& p, const T* in, T* out,
                                                         T* tile, const Positions<Off>& rd,
                                                         const Positions<Off>& wr) {
@@ -98,7 +132,12 @@ __device__ __forceinline__ void tiles_through_registers(const TiledParams& p, co
     T v[kElemsPerThread];
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(rd.coord[e], b)) v[e] = in[b.in + rd.global[e]];
+      if (inside(rd.coord[e], b)) {
+        if constexpr ((1 << Piece) < sizeof(T))
+          v[e] = load_pieces<Piece>(in + b.in + rd.global[e]);
+        else
+          v[e] = in[b.in + rd.global[e]];
+      }
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
       if (inside(rd.coord[e], b)) tile[rd.shared[e]] = v[e];
@@ -108,7 +147,12 @@ __device__ __forceinline__ void tiles_through_registers(const TiledParams& p, co
       if (inside(wr.coord[e], b)) v[e] = tile[wr.shared[e]];
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(wr.coord[e], b)) out[b.out + wr.global[e]] = v[e];
+      if (inside(wr.coord[e], b)) {
+        if constexpr ((1 << Piece) < sizeof(T))
+          store_pieces<Piece>(out + b.out + wr.global[e], v[e]);
+        else
+          out[b.out + wr.global[e]] = v[e];
+      }
     __syncthreads();
   }
 }
@@ -192,7 +236,9 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
 // Off: type of the tile-relative offsets (int32 unless the planner saw them overflow).
 // MaxThreads: kTileThreadsSmall (two blocks per SM) or kMaxTileThreads (one block per SM, big
 // tiles); either way the cap is 64 registers, which keeps enough loads in flight.
-template <class T, class Off, int MaxThreads>
+// Piece: log2 of the global access width; below log2(sizeof(T)), in and out need only be
+// multiples of 2^Piece bytes (one buffer, each element moved in pieces).
+template <class T, class Off, int MaxThreads, int Piece>
 __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
     tiled_kernel(const __grid_constant__ TiledParams p, const T* __restrict__ in,
                  T* __restrict__ out) {
@@ -201,7 +247,7 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
   Positions<Off> rd, wr;
   decode_positions(p.in, p.n_in, p.volume, rd);
   decode_positions(p.out, p.n_out, p.volume, wr);
-  if constexpr (sizeof(T) >= 4) {
+  if constexpr (sizeof(T) >= 4 && (1 << Piece) == sizeof(T)) {
     if (p.stages >= 4)
       tiles_pipelined<4>(p, in, out, tile, p.buffer_elems, rd, wr);
     else if (p.stages == 3)
@@ -209,55 +255,81 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
     else
       tiles_pipelined<2>(p, in, out, tile, p.buffer_elems, rd, wr);
   } else
-    tiles_through_registers(p, in, out, tile, rd, wr);
+    tiles_through_registers<Piece>(p, in, out, tile, rd, wr);
 }
 
-template <int Log2, class Off, int MaxThreads>
+template <int Log2, class Off, int MaxThreads, int Piece>
 cudaError_t launch_one(const TiledParams& p, const void* in, void* out, cudaStream_t stream,
                        unsigned grid, unsigned threads, unsigned smem) {
   using T = Elem<Log2>;
-  tiled_kernel<T, Off, MaxThreads><<<grid, threads, smem, stream>>>(
+  tiled_kernel<T, Off, MaxThreads, Piece><<<grid, threads, smem, stream>>>(
       p, static_cast<const T*>(in), static_cast<T*>(out));
   return cudaGetLastError();
 }
 
 // Per device, once: registers of the small-block instantiation, and the shared-memory opt-in
 // (kMaxTileStages buffers of up to kMaxTileSmemBytes) for every instantiation.
+template <class T, int Piece>
+void allow_smem() {
+  constexpr int kSmem = kMaxTileStages * kMaxTileSmemBytes + 64;
+  cudaFuncSetAttribute(tiled_kernel<T, int32_t, kTileThreadsSmall, Piece>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(tiled_kernel<T, int64_t, kTileThreadsSmall, Piece>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(tiled_kernel<T, int32_t, kMaxTileThreads, Piece>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaFuncSetAttribute(tiled_kernel<T, int64_t, kMaxTileThreads, Piece>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+}
+
+// Every piece width up to the element's own.
+template <int Log2, int Piece = 0>
+void allow_smem_pieces() {
+  allow_smem<Elem<Log2>, Piece>();
+  if constexpr (Piece < Log2) allow_smem_pieces<Log2, Piece + 1>();
+}
+
 template <int Log2>
 int setup_one() {
   using T = Elem<Log2>;
-  constexpr int kSmem = kMaxTileStages * kMaxTileSmemBytes + 64;
-  cudaFuncSetAttribute(tiled_kernel<T, int32_t, kTileThreadsSmall>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-  cudaFuncSetAttribute(tiled_kernel<T, int64_t, kTileThreadsSmall>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-  cudaFuncSetAttribute(tiled_kernel<T, int32_t, kMaxTileThreads>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-  cudaFuncSetAttribute(tiled_kernel<T, int64_t, kMaxTileThreads>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  allow_smem_pieces<Log2>();
   cudaGetLastError();
   cudaFuncAttributes a{};
-  return cudaFuncGetAttributes(&a, tiled_kernel<T, int32_t, kTileThreadsSmall>) == cudaSuccess
+  return cudaFuncGetAttributes(&a, tiled_kernel<T, int32_t, kTileThreadsSmall, Log2>) ==
+                 cudaSuccess
              ? a.numRegs
              : 0;
 }
 
 using LaunchFn = cudaError_t (*)(const TiledParams&, const void*, void*, cudaStream_t, unsigned,
                                  unsigned, unsigned);
+// The instantiation for elements of 2^Log2 bytes moved in pieces of 2^Piece bytes (Piece ==
+// Log2: the aligned kernel); null for pieces wider than the element.
+template <int Log2, int Piece, class Off, int MaxThreads>
+constexpr LaunchFn kPieceFn =
+    Piece <= Log2 ? &launch_one<Log2, Off, MaxThreads, (Piece <= Log2 ? Piece : Log2)> : nullptr;
+template <int Log2, class Off, int MaxThreads>
+constexpr std::array<LaunchFn, 5> kPieceRow = {
+    kPieceFn<Log2, 0, Off, MaxThreads>, kPieceFn<Log2, 1, Off, MaxThreads>,
+    kPieceFn<Log2, 2, Off, MaxThreads>, kPieceFn<Log2, 3, Off, MaxThreads>,
+    kPieceFn<Log2, 4, Off, MaxThreads>};
 template <class Off, int MaxThreads>
-constexpr LaunchFn kRow[5] = {&launch_one<0, Off, MaxThreads>, &launch_one<1, Off, MaxThreads>,
-                              &launch_one<2, Off, MaxThreads>, &launch_one<3, Off, MaxThreads>,
-                              &launch_one<4, Off, MaxThreads>};
-// The dispatch table: one instantiation per block size, offset width and element size.
-constexpr const LaunchFn* kLaunch[2][2] = {
-    {kRow<int32_t, kTileThreadsSmall>, kRow<int64_t, kTileThreadsSmall>},
-    {kRow<int32_t, kMaxTileThreads>, kRow<int64_t, kMaxTileThreads>}};
+constexpr std::array<LaunchFn, 5> kPieces[5] = {
+    kPieceRow<0, Off, MaxThreads>, kPieceRow<1, Off, MaxThreads>, kPieceRow<2, Off, MaxThreads>,
+    kPieceRow<3, Off, MaxThreads>, kPieceRow<4, Off, MaxThreads>};
+// The dispatch table: [block size][offset width] -> [element size][piece width].
+constexpr const std::array<LaunchFn, 5>* kLaunch[2][2] = {
+    {kPieces<int32_t, kTileThreadsSmall>, kPieces<int64_t, kTileThreadsSmall>},
+    {kPieces<int32_t, kMaxTileThreads>, kPieces<int64_t, kMaxTileThreads>}};
 
 }  // namespace
 
 xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in, void* out,
-                            void* stream, unsigned grid, unsigned threads, unsigned smem_bytes) {
-  const LaunchFn fn = kLaunch[threads > kTileThreadsSmall ? 1 : 0][p.wide ? 1 : 0][log2_elem];
+                            void* stream, unsigned grid, unsigned threads, unsigned smem_bytes,
+                            int log2_piece) {
+  const int piece = log2_piece < 0 || log2_piece > log2_elem ? log2_elem : log2_piece;
+  const LaunchFn fn =
+      kLaunch[threads > kTileThreadsSmall ? 1 : 0][p.wide ? 1 : 0][log2_elem][piece];
   return launch_status(fn(p, in, out, static_cast<cudaStream_t>(stream), grid, threads,
                           smem_bytes),
                        "tiled");
