@@ -135,6 +135,11 @@ const std::vector<ForcedCase>& forced_cases() {
       // J segments, first segment narrower than a line for small elements: no wrap).
       {{300, 250}, {1, 0}, {"blocked:ti=23,to=100,nt=1", "blocked:ti=8,to=9,nt=1"}},
       {{9, 5, 250}, {2, 1, 0}, {"blocked:ti=45,to=100,nt=1", "blocked:ti=40,to=70,nt=1"}},
+      // Super-elements whose output rows would outgrow the 32 KiB staging buffer: a side of 2
+      // hands its share to TO (504-byte elements: 128 of them), 4 KiB elements, a forced TO
+      // past the buffer (no staging then). Each overran the buffer into the held lines before.
+      {{63, 2, 300}, {0, 2, 1}, {"super", "super:nt=1"}},
+      {{512, 30, 16}, {0, 2, 1}, {"super:nt=1", "super:to=64,nt=1", "direct:nt=1"}},
   };
   return cases;
 }

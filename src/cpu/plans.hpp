@@ -86,6 +86,13 @@ inline int line_ext(size_t eb) {
   return static_cast<int>((static_cast<size_t>(kTuning.line_bytes) - 2 + eb) / eb);
 }
 
+// Whether the non-temporal path can stage a row of this geometry's tiles: TO columns plus the
+// line_ext columns that finish its last line, in kTuning.stage_bytes.
+inline bool staged_rows_fit(const TileGeometry& g) {
+  return (static_cast<int64_t>(g.to) + line_ext(g.eb)) * static_cast<int64_t>(g.eb) <=
+         kTuning.stage_bytes;
+}
+
 // Builds the tile geometry of `s` (s.rank >= 2, s.perm[0] != 0). False, with `why`, when the
 // request cannot apply (matrix without long enough leading extents, bad sides).
 bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g, std::string* why);

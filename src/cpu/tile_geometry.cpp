@@ -210,6 +210,11 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
   }
   const TileShape def = default_tile(s.eb);
   int64_t tj = req.ti > 0 ? req.ti : def.ti, tk = req.to > 0 ? req.to : def.to;
+  // Output rows of up to twice the TO target (segment() below) must fit the staging buffer of the
+  // non-temporal path with their line_ext columns: a bound for super-elements of more than 16 B.
+  const int64_t stage_to = std::max<int64_t>(
+      1, (kTuning.stage_bytes / eb - line_ext(s.eb)) / 2);
+  if (req.to <= 0) tk = std::min(tk, stage_to);
   Minor mi;
   mi.in_j[0] = mi.in_i[s.perm[0]] = true;
   mi.vol_j = s.extent[0];
@@ -219,7 +224,7 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
     // A side that cannot reach its target (its next dim is in the other multi-index) hands its
     // share of the tile area to the other side, so tiles stay large enough to amortize the nest.
     const int64_t cap = Tuning::kMaxTileSide / 2;
-    if (mi.vol_j < tj) tk = std::min(cap, tk * tj / mi.vol_j);
+    if (mi.vol_j < tj) tk = std::min({cap, stage_to, tk * tj / mi.vol_j});
     if (mi.vol_i < tk) tj = std::min(cap, tj * tk / std::max<int64_t>(1, mi.vol_i));
     grow(s, tj, tk, &mi);
   }

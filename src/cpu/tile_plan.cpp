@@ -14,9 +14,9 @@
 namespace xpose::detail::cpu {
 namespace {
 
-// Staging buffer of the non-temporal path, per thread, on the stack. 32 KiB fits L1D with the
-// input lines of the tile in flight; any row (TO * eb <= 512 * 16 B) fits.
-constexpr int64_t kStageBytes = int64_t{32} << 10;
+// Staging buffer of the non-temporal path, per thread: any staged row fits (staged_rows_fit(),
+// which non-temporal plans satisfy).
+constexpr int64_t kStageBytes = kTuning.stage_bytes;
 
 // One thread's non-temporal workspace: the staging buffer and the held partial lines, ~110 KiB.
 // On the heap, made once per thread and reused (LineWriter is empty again after flush()), not
@@ -35,14 +35,15 @@ class TilePlan final : public BackendPlan {
  public:
   TilePlan(const char* schema, const TileGeometry& g, const ExecSettings& x, double predicted)
       : schema_(schema), g_(g), x_(x), kernel_(select_tile_kernel(g.eb)), predicted_(predicted) {
+    if (x_.nt && !staged_rows_fit(g)) x_.nt = false;  // the planner never asks for this
     // Whole output rows (I uncut) and a tile that fits the staging buffer: rows are staged in
     // output order, so rows that continue each other several rows apart ((4,192,7,..) perm
     // (4,3,1,..): 80 B rows, every 4th continuing the last) leave as one span, not as pieces
     // of a line for the LineWriter to join one by one.
     const int64_t row = g.to * static_cast<int64_t>(g.eb);
-    if (x.nt && g.loop[g.i_loop].extent > 1) find_wrap();
-    aligned_rows_ = x.nt && rows_line_aligned();
-    sorted_ = x.nt && g.loop[g.i_loop].extent == 1 && g.ti * row <= kStageBytes;
+    if (x_.nt && g.loop[g.i_loop].extent > 1) find_wrap();
+    aligned_rows_ = x_.nt && rows_line_aligned();
+    sorted_ = x_.nt && g.loop[g.i_loop].extent == 1 && g.ti * row <= kStageBytes;
     if (!sorted_) return;
     for (int r = 0; r < g.ti; ++r) order_[r] = static_cast<int16_t>(r);
     std::sort(order_, order_ + g.ti, [&](int16_t a, int16_t b) { return g.orow[a] < g.orow[b]; });

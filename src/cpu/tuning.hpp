@@ -38,6 +38,11 @@ struct Tuning {
   // 8x8 (512 B runs) 0.75 median of 5 cases, 16x16 0.72, 32x32 0.87 (3.8 KiB runs).
   int64_t super_tile_bytes = int64_t{128} << 10;
   int64_t super_min_side = 8;
+  // Staging buffer of the non-temporal path, per thread (structural: fits a 48 KiB L1D with the
+  // tile's input lines in flight). A staged output row, TO plus line_ext columns, must fit it:
+  // TO is capped for large super-elements, and a plan whose rows still do not fit (a forced TO,
+  // super-elements of more than half of it) stores without staging (cpu_backend.cpp).
+  int64_t stage_bytes = int64_t{32} << 10;
   // Upper bound of TI and TO (plan-time offset tables live in the plan object). Structural:
   // twice the largest tile side above, since segmenting rounds a side up to whole sub-blocks.
   static constexpr int kMaxTileSide = 512;
