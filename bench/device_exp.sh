@@ -18,6 +18,8 @@
 #   single    single use (bench-single, 5 rounds) of .carry/xpose-base and .carry/xpose in turn,
 #             twice each, then the misaligned-pointer paths of both (the quick suite with in
 #             and out 1 or 4 bytes past alignment, and 16-byte elements 8 bytes past it)
+#   cpurows   CPU: bench/suites/cpu-rows.txt forced to `direct`, to `super` and planned, in turn
+#             (two rounds each), and every candidate timed on the two worst blocked cuTT cases
 # Usage (device): bash bench/device_exp.sh PHASE...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -118,7 +120,24 @@ for phase in "$@"; do
       done
     done
     pack ;;
-  *) echo "unknown phase '$phase' (inplace, v1bf, diag, calibrate, ab, single)" >&2; exit 2 ;;
+  cpurows)
+    log "cpu: direct against super on rows that stay; every candidate of two blocked cases"
+    for i in $(seq 24); do awk '{exit !($1 < 2)}' /proc/loadavg && break; sleep 5; done
+    for k in 1 2; do
+      for v in direct super heuristic; do
+        s=(--schema $v); [ $v = heuristic ] && s=()
+        $x bench bench/suites/cpu-rows.txt --backend cpu "${s[@]}" --rounds 2 \
+          --csv "$r/rows-$v-$k.csv" --quiet 2>&1 | grep -E "^\| cpu-rows" | sed "s/^/$v $k /" >> "$sum"
+      done
+    done
+    for c in "7,7,19,2,21,32,19 4,3,1,5,0,2,6" "29,17,798,68 3,2,1,0"; do
+      set -- $c
+      $x explain --extents $1 --perm $2 --backend cpu --measure-all > "$r/explain-cpu-$1.txt" 2>&1
+      grep -E "^  [ *] " "$r/explain-cpu-$1.txt" >> "$sum"
+    done
+    pack ;;
+  *) echo "unknown phase '$phase' (inplace, v1bf, diag, calibrate, ab, single, cpurows)" >&2
+     exit 2 ;;
   esac
 done
 pack

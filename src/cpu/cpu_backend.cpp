@@ -87,9 +87,11 @@ int candidate_specs(const Problem& p, Spec* specs) {
   if (p.rank <= 1) {
     specs[n++].schema = Schema::kCopy;
   } else if (p.perm[0] == 0) {
-    // Long runs are copied whole; `super` is considered for short ones only (tuning table).
+    // Long runs are copied whole; `super` is considered for short ones only, and for runs that
+    // start cold (tuning table).
     specs[n++].schema = Schema::kDirect;
-    if (p.extent[0] * int64_t(p.elem_size) < kTuning.direct_min_run_bytes)
+    if (p.extent[0] * int64_t(p.elem_size) < kTuning.direct_min_run_bytes ||
+        cold_short_runs(make_run_geometry(p), p.elem_size))
       specs[n++].schema = Schema::kSuper;
   } else {
     specs[n++].schema = Schema::kBlocked;

@@ -44,6 +44,10 @@ struct RunGeometry {
 
 RunGeometry make_run_geometry(const Problem& p);
 
+// Whether `direct` starts each run of `g` cold (kTuning.direct_max_streams) and the runs are
+// short enough for that to matter (cold_run_max_bytes): then `super` is a candidate too.
+bool cold_short_runs(const RunGeometry& g, size_t elem_size);
+
 // Requested tile sides (elements); 0 = the tuning table's value.
 struct TileRequest {
   int ti = 0;

@@ -127,12 +127,23 @@ BackendPlanPtr make_run_plan(const Problem& p, const ExecSettings& x, double pre
   return std::make_shared<RunPlan>(p, x, predicted);
 }
 
+bool cold_short_runs(const RunGeometry& g, size_t elem_size) {
+  return g.outer_rank > 0 && g.outer_in_stride[0] != g.run &&
+         g.outer_extent[0] > kTuning.direct_max_streams &&
+         g.run * static_cast<int64_t>(elem_size) < kTuning.cold_run_max_bytes;
+}
+
 double predict_run(const Problem& p, const RunGeometry& g, const ExecSettings& x) {
   const double bytes = static_cast<double>(p.bytes());
   const double run = static_cast<double>(g.run) * static_cast<double>(p.elem_size);
   const double line = static_cast<double>(kTuning.line_bytes);
-  // Reads of short runs waste part of their first and last lines; plus a fixed cost per run.
-  const double read = bytes * (1.0 + 0.5 * line / std::max(run, line));
+  // Reads of short runs waste part of their first and last lines (and runs that start cold, a
+  // prefetch ramp); plus a fixed cost per run.
+  const double cold =
+      cold_short_runs(g, p.elem_size)
+          ? kTuning.cold_run_bytes * (1.0 - run / static_cast<double>(kTuning.cold_run_max_bytes))
+          : 0.0;
+  const double read = bytes * (1.0 + (0.5 * line + cold) / std::max(run, line));
   const double write = bytes * write_factor(p.bytes(), x);
   const double bw = std::min(kTuning.bandwidth_socket, kTuning.bandwidth_per_thread * x.threads);
   const double runs = static_cast<double>(p.volume) / static_cast<double>(g.run);

@@ -48,10 +48,23 @@ struct Tuning {
   static constexpr int kMaxTileSide = 512;
   // Structural: columns that finish a partial output line, at most 63 of 1-byte elements.
   static constexpr int kMaxLineExt = 63;
-  // `direct` (leading index stays) copies whole runs when a run is at least this long; shorter
-  // runs go to `super`. 512 B: below it the per-run call overhead (~5 ns) exceeds ~10% of the
-  // run's transfer time at ~10 GB/s per core.
-  int64_t direct_min_run_bytes = 512;
+  // `direct` (leading index stays) copies whole runs; below this run length `super` is a
+  // candidate too (the model picks). 1 KiB: on the 16-core device (bench/suites/cpu-rows.txt,
+  // docs/perf/cpu-16core.md) `super` ran 512 B and 1008 B runs at 1.15-1.35 of memcpy whatever
+  // the walk, `direct` at 0.76-1.23; from 2 KiB runs `direct` was ahead unless runs start cold.
+  int64_t direct_min_run_bytes = 1024;
+  // Cold runs: `direct` walks the output in order, so when consecutive output runs are not
+  // contiguous in the input, each read starts a stream; up to direct_max_streams of them in turn
+  // the prefetchers follow (the walk comes back next to each), past that every run starts cold.
+  // Cold runs shorter than cold_run_max_bytes make `super` (tiles of runs: long reads and
+  // writes) a candidate too, and cost cold_run_bytes more per run, less as the run grows to
+  // that length. (126,40,5056) perm (0,2,1), cuTT r4x5-2: direct 0.73-0.93 of memcpy on the
+  // 16-core device; on the build VM, 512 B-2 KiB runs with 2400-49000 cold streams ran direct
+  // at 0.63-0.96 and super at 1.11-1.24, with 26-661 streams direct at 0.95-1.18 (and ahead of
+  // super from 2 KiB runs): docs/perf/cpu-16core.md.
+  int64_t direct_max_streams = 1024;
+  int64_t cold_run_max_bytes = 4096;
+  double cold_run_bytes = 1024;
   // `matrix` (batches of 2D transposes) applies when both leading extents span a cache line.
   // Lyakh's condition R >= L (paper 003, section II).
   int64_t matrix_min_run_bytes = 64;
