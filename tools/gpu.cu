@@ -55,15 +55,17 @@ void clean_l2(cudaStream_t s) {
   check(cudaGetLastError(), "L2 clean kernel");
 }
 
-// Event pairs around each enqueue; the host waits once at the end, so launches stay back to back.
-std::vector<double> time_events(const std::function<void(cudaStream_t)>& enqueue, int reps) {
+// Event pairs around each batch of enqueues; the host waits once at the end, so launches stay
+// back to back.
+std::vector<double> time_events(const std::function<void(cudaStream_t)>& enqueue, int reps,
+                                int batch) {
   std::vector<cudaEvent_t> events(2 * static_cast<size_t>(reps));
   for (auto& e : events) check(cudaEventCreate(&e), "cudaEventCreate");
   const cudaStream_t s = the_stream();
   for (int r = 0; r < reps; ++r) {
     clean_l2(s);
     check(cudaEventRecord(events[2 * r], s), "cudaEventRecord");
-    enqueue(s);
+    for (int b = 0; b < batch; ++b) enqueue(s);
     check(cudaEventRecord(events[2 * r + 1], s), "cudaEventRecord");
   }
   check(cudaEventSynchronize(events.back()), "cudaEventSynchronize");
@@ -71,7 +73,7 @@ std::vector<double> time_events(const std::function<void(cudaStream_t)>& enqueue
   for (int r = 0; r < reps; ++r) {
     float t = 0;
     check(cudaEventElapsedTime(&t, events[2 * r], events[2 * r + 1]), "cudaEventElapsedTime");
-    ms[r] = t;
+    ms[r] = t / batch;
   }
   for (auto& e : events) cudaEventDestroy(e);
   return ms;
@@ -142,16 +144,16 @@ void synchronize() { check(cudaStreamSynchronize(the_stream()), "cudaStreamSynch
 
 void* stream() { return the_stream(); }
 
-std::vector<double> time_ms(const std::function<void(void*)>& enqueue, int reps) {
-  return time_events([&](cudaStream_t s) { enqueue(s); }, reps);
+std::vector<double> time_ms(const std::function<void(void*)>& enqueue, int reps, int batch) {
+  return time_events([&](cudaStream_t s) { enqueue(s); }, reps, batch);
 }
 
-std::vector<double> copy_ms(void* dst, const void* src, size_t bytes, int reps) {
+std::vector<double> copy_ms(void* dst, const void* src, size_t bytes, int reps, int batch) {
   return time_events(
       [&](cudaStream_t s) {
         check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
       },
-      reps);
+      reps, batch);
 }
 
 }  // namespace xpose_tool::gpu

@@ -25,7 +25,7 @@ void download(void*, const void*, size_t) { absent(); }
 void fill(void*, unsigned char, size_t) { absent(); }
 void synchronize() { absent(); }
 void* stream() { absent(); }
-std::vector<double> time_ms(const std::function<void(void*)>&, int) { absent(); }
-std::vector<double> copy_ms(void*, const void*, size_t, int) { absent(); }
+std::vector<double> time_ms(const std::function<void(void*)>&, int, int) { absent(); }
+std::vector<double> copy_ms(void*, const void*, size_t, int, int) { absent(); }
 
 }  // namespace xpose_tool::gpu

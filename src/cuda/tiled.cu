@@ -269,29 +269,29 @@ cudaError_t launch_one(const TiledParams& p, const void* in, void* out, cudaStre
 
 // Per device, once: registers of the small-block instantiation, and the shared-memory opt-in
 // (kMaxTileStages buffers of up to kMaxTileSmemBytes) for every instantiation.
-template <class T, int Piece>
+template <class T, int MaxThreads, int Piece>
 void allow_smem() {
   constexpr int kSmem = kMaxTileStages * kMaxTileSmemBytes + 64;
-  cudaFuncSetAttribute(tiled_kernel<T, int32_t, kTileThreadsSmall, Piece>,
+  cudaFuncSetAttribute(tiled_kernel<T, int32_t, MaxThreads, Piece>,
                        cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-  cudaFuncSetAttribute(tiled_kernel<T, int64_t, kTileThreadsSmall, Piece>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-  cudaFuncSetAttribute(tiled_kernel<T, int32_t, kMaxTileThreads, Piece>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-  cudaFuncSetAttribute(tiled_kernel<T, int64_t, kMaxTileThreads, Piece>,
+  cudaFuncSetAttribute(tiled_kernel<T, int64_t, MaxThreads, Piece>,
                        cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
 }
 
-// Every piece width up to the element's own.
+// The piece widths below the element's own (big-block instantiations only, kPieceFn).
 template <int Log2, int Piece = 0>
 void allow_smem_pieces() {
-  allow_smem<Elem<Log2>, Piece>();
-  if constexpr (Piece < Log2) allow_smem_pieces<Log2, Piece + 1>();
+  if constexpr (Piece < Log2) {
+    allow_smem<Elem<Log2>, kMaxTileThreads, Piece>();
+    allow_smem_pieces<Log2, Piece + 1>();
+  }
 }
 
 template <int Log2>
 int setup_one() {
   using T = Elem<Log2>;
+  allow_smem<T, kTileThreadsSmall, Log2>();
+  allow_smem<T, kMaxTileThreads, Log2>();
   allow_smem_pieces<Log2>();
   cudaGetLastError();
   cudaFuncAttributes a{};
@@ -304,10 +304,18 @@ int setup_one() {
 using LaunchFn = cudaError_t (*)(const TiledParams&, const void*, void*, cudaStream_t, unsigned,
                                  unsigned, unsigned);
 // The instantiation for elements of 2^Log2 bytes moved in pieces of 2^Piece bytes (Piece ==
-// Log2: the aligned kernel); null for pieces wider than the element.
+// Log2: the aligned kernel); null for pieces wider than the element. Narrower pieces (the path
+// for unaligned pointers) exist for big blocks only, which launch_tiled uses for any block size:
+// the same 64-register cap, half the instantiations (the binary grew by 4.8 MB with both).
+template <int Log2, int Piece, class Off, int MaxThreads>
+constexpr bool kInstantiated =
+    Piece == Log2 || (Piece < Log2 && MaxThreads == kMaxTileThreads);
 template <int Log2, int Piece, class Off, int MaxThreads>
 constexpr LaunchFn kPieceFn =
-    Piece <= Log2 ? &launch_one<Log2, Off, MaxThreads, (Piece <= Log2 ? Piece : Log2)> : nullptr;
+    kInstantiated<Log2, Piece, Off, MaxThreads>
+        ? &launch_one<Log2, Off, MaxThreads,
+                      (kInstantiated<Log2, Piece, Off, MaxThreads> ? Piece : Log2)>
+        : nullptr;
 template <int Log2, class Off, int MaxThreads>
 constexpr std::array<LaunchFn, 5> kPieceRow = {
     kPieceFn<Log2, 0, Off, MaxThreads>, kPieceFn<Log2, 1, Off, MaxThreads>,
@@ -328,8 +336,8 @@ xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in,
                             void* stream, unsigned grid, unsigned threads, unsigned smem_bytes,
                             int log2_piece) {
   const int piece = log2_piece < 0 || log2_piece > log2_elem ? log2_elem : log2_piece;
-  const LaunchFn fn =
-      kLaunch[threads > kTileThreadsSmall ? 1 : 0][p.wide ? 1 : 0][log2_elem][piece];
+  const int big = threads > kTileThreadsSmall || piece < log2_elem ? 1 : 0;
+  const LaunchFn fn = kLaunch[big][p.wide ? 1 : 0][log2_elem][piece];
   return launch_status(fn(p, in, out, static_cast<cudaStream_t>(stream), grid, threads,
                           smem_bytes),
                        "tiled");
