@@ -127,7 +127,8 @@ for phase in "$@"; do
       for v in direct super heuristic; do
         s=(--schema $v); [ $v = heuristic ] && s=()
         $x bench bench/suites/cpu-rows.txt --backend cpu "${s[@]}" --rounds 2 \
-          --csv "$r/rows-$v-$k.csv" --quiet 2>&1 | grep -E "^\| cpu-rows" | sed "s/^/$v $k /" >> "$sum"
+          --csv "$r/rows-$v-$k.csv" --quiet 2>&1 | grep -E "^\| cpu-rows" |
+          sed "s/^/$v $k /" >> "$sum"
       done
     done
     for c in "7,7,19,2,21,32,19 4,3,1,5,0,2,6" "29,17,798,68 3,2,1,0"; do

@@ -68,10 +68,12 @@ PYTHONUNBUFFERED=1 timeout 70 python3 tools/bench_frameworks.py --xpose $x --sui
   --suite cutt-random --suite cutt-rank8 --suite square --limit 24 --reps 10 \
   --csv "$r/frameworks.csv" > "$r/frameworks.log" 2>&1; echo "exit $?" >> "$sum"; tail -12 "$r/frameworks.log" >> "$sum"; pack; }
 want sanitizer && { log "compute-sanitizer";
+mc='CudaCorrectness.ForcedSchemas:CudaCorrectness.UnalignedPointers:InplaceGpu.EveryForcedScheme'
+rc='CudaCorrectness.ForcedSchemas:CudaCorrectness.UnalignedPointers:InplaceGpu.SquaresEveryElementSizeAndLayout'
 timeout 45 compute-sanitizer --tool memcheck --error-exitcode 9 $bin/xpose_gpu_tests \
-  --gtest_filter='CudaCorrectness.ForcedSchemas:CudaCorrectness.UnalignedPointers:InplaceGpu.EveryForcedScheme' > "$r/memcheck.log" 2>&1
+  --gtest_filter="$mc" > "$r/memcheck.log" 2>&1
 echo "memcheck exit $?" >> "$sum"; tail -2 "$r/memcheck.log" >> "$sum"
 timeout 30 compute-sanitizer --tool racecheck --error-exitcode 9 $bin/xpose_gpu_tests \
-  --gtest_filter='CudaCorrectness.ForcedSchemas:CudaCorrectness.UnalignedPointers:InplaceGpu.SquaresEveryElementSizeAndLayout' > "$r/racecheck.log" 2>&1
+  --gtest_filter="$rc" > "$r/racecheck.log" 2>&1
 echo "racecheck exit $?" >> "$sum"; tail -2 "$r/racecheck.log" >> "$sum"; pack; }
 log "done"

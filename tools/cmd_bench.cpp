@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <string>
 
 #include "args.hpp"
 #include "commands.hpp"
@@ -132,13 +133,13 @@ std::vector<std::pair<std::string, std::vector<Row>>> run_suites(const Suites& s
 // One line per suite: cases, median, 10th percentile and worst copy ratio, failures.
 void print_summary(const std::vector<std::pair<std::string, std::vector<Row>>>& suites,
                    const Settings& s) {
+  const std::string misaligned =
+      s.misalign > 0 ? ", pointers " + std::to_string(s.misalign) + " bytes past alignment" : "";
   std::printf("ratio = copy time / transposition time (> 1: faster than a copy); %zu-byte "
               "elements, %s, %s%s\n\n",
               s.elem, s.on_gpu() ? "cuda" : "cpu",
               s.planning == XPOSE_PLAN_MEASURE ? "measure planning" : "heuristic planning",
-              s.misalign > 0 ? (", pointers " + std::to_string(s.misalign) + " bytes past alignment")
-                                   .c_str()
-                             : "");
+              misaligned.c_str());
   std::printf("| %-12s | %5s | %6s | %6s | %6s | %6s |\n", "suite", "cases", "median", "p10",
               "worst", "failed");
   std::printf("|--------------|------:|-------:|-------:|-------:|-------:|\n");
