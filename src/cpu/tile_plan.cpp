@@ -14,8 +14,8 @@
 namespace xpose::detail::cpu {
 namespace {
 
-// Staging buffer of the non-temporal path, per thread: any staged row fits (staged_rows_fit(),
-// which non-temporal plans satisfy).
+// Staging buffer of the non-temporal path, per thread: any staged row fits (staged_rows_fit();
+// build() in cpu_backend.cpp plans regular stores for geometries that fail it).
 constexpr int64_t kStageBytes = kTuning.stage_bytes;
 
 // One thread's non-temporal workspace: the staging buffer and the held partial lines, ~110 KiB.
@@ -35,7 +35,6 @@ class TilePlan final : public BackendPlan {
  public:
   TilePlan(const char* schema, const TileGeometry& g, const ExecSettings& x, double predicted)
       : schema_(schema), g_(g), x_(x), kernel_(select_tile_kernel(g.eb)), predicted_(predicted) {
-    if (x_.nt && !staged_rows_fit(g)) x_.nt = false;  // the planner never asks for this
     // Whole output rows (I uncut) and a tile that fits the staging buffer: rows are staged in
     // output order, so rows that continue each other several rows apart ((4,192,7,..) perm
     // (4,3,1,..): 80 B rows, every 4th continuing the last) leave as one span, not as pieces

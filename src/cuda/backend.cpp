@@ -9,6 +9,7 @@
 // with elements moved in pieces as wide as the pointers allow (launch_tiled's `log2_piece`), so
 // no view is planned for them.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstddef>
 #include <cstring>
@@ -48,23 +49,23 @@ bool is_rows(const KernelSpec& s) { return is_rows(s.choice); }
 // move in the widest pieces that both pointers allow).
 xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void* stream,
                            bool unaligned = false) {
-  if (is_rows(s)) {
-    const uint64_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) |
-                          static_cast<uint64_t>(s.rows.row_bytes);
-    int w = 4;
-    while (w > 0 && (bits & ((uint64_t{1} << w) - 1)) != 0) --w;
-    return launch_rows(s.rows, w, in, out, stream, s.choice.grid);
-  }
+  // log2 of the widest power of two (at most 2^cap) that divides both pointers and `more`.
+  const auto width = [&](uint64_t more, int cap) {
+    const uint64_t bits =
+        reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) | more;
+    return bits == 0 ? cap : std::min(cap, std::countr_zero(bits));
+  };
+  if (is_rows(s))
+    return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.row_bytes), 4), in, out,
+                       stream, s.choice.grid);
   if (!unaligned)
     return launch_tiled(s.tiled, s.log2_elem, in, out, stream, s.choice.grid,
                         static_cast<unsigned>(s.choice.threads), s.smem_bytes);
-  const uintptr_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
-  int piece = 0;
-  while (piece + 1 < s.log2_elem && (bits & ((uintptr_t{2} << piece) - 1)) == 0) ++piece;
   // In pieces, the read phase goes through registers: one buffer.
   return launch_tiled(s.tiled, s.log2_elem, in, out, stream, s.choice.grid,
                       static_cast<unsigned>(s.choice.threads),
-                      static_cast<unsigned>(s.tiled.buffer_elems) << s.log2_elem, piece);
+                      static_cast<unsigned>(s.tiled.buffer_elems) << s.log2_elem,
+                      width(0, s.log2_elem - 1));
 }
 
 // A parameter block as a plan keeps it: cut after its last grid (row) dimension in use, since
@@ -123,9 +124,10 @@ class CudaPlan final : public BackendPlan {
     const uintptr_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
     int i = 0;
     while (i + 1 < n_views_ && bits % views_[i].align != 0) ++i;
+    const bool unaligned = bits % views_[i].align != 0;  // the last view's tile, in pieces
     KernelSpec spec;
     unpack(views_[i], &spec);
-    return launch_spec(spec, in, out, stream, bits % views_[i].align != 0);
+    return launch_spec(spec, in, out, stream, unaligned);
   }
 
   // The prediction for aligned pointers (the first view), which the planner ranked.

@@ -307,14 +307,14 @@ using LaunchFn = cudaError_t (*)(const TiledParams&, const void*, void*, cudaStr
 // Log2: the aligned kernel); null for pieces wider than the element. Narrower pieces (the path
 // for unaligned pointers) exist for big blocks only, which launch_tiled uses for any block size:
 // the same 64-register cap, half the instantiations (the binary grew by 4.8 MB with both).
-template <int Log2, int Piece, class Off, int MaxThreads>
+template <int Log2, int Piece, int MaxThreads>
 constexpr bool kInstantiated =
     Piece == Log2 || (Piece < Log2 && MaxThreads == kMaxTileThreads);
 template <int Log2, int Piece, class Off, int MaxThreads>
 constexpr LaunchFn kPieceFn =
-    kInstantiated<Log2, Piece, Off, MaxThreads>
+    kInstantiated<Log2, Piece, MaxThreads>
         ? &launch_one<Log2, Off, MaxThreads,
-                      (kInstantiated<Log2, Piece, Off, MaxThreads> ? Piece : Log2)>
+                      (kInstantiated<Log2, Piece, MaxThreads> ? Piece : Log2)>
         : nullptr;
 template <int Log2, class Off, int MaxThreads>
 constexpr std::array<LaunchFn, 5> kPieceRow = {
