@@ -19,7 +19,8 @@
 // Per case: every variant planned, run once on a poisoned output and checked on 4096 sampled
 // positions, then `reps` rounds; in each round every variant (rotating the starting one) and the
 // parallel memcpy run once, each after a cache flush (a parallel read of 768 MiB), as `xpose
-// bench` does. Reported: median ms per variant, median copy ms, ratio = copy / variant.
+// bench` does; then the same memcpy split in dynamic chunks (row `copy-dyn`, a control).
+// Reported: median ms per variant, median copy ms, ratio = copy / variant.
 #include <omp.h>
 #include <sys/mman.h>
 
@@ -110,6 +111,19 @@ void pcopy(char* d, const char* s, size_t bytes) {
     const size_t per = (bytes / n + 63) / 64 * 64, b = std::min(bytes, per * t);
     const size_t z = std::min(bytes - b, per);
     if (z) std::memcpy(d + b, s + b, z);
+  }
+}
+
+// The same memcpy in 16 line-aligned chunks per thread, taken by whichever thread is free (the
+// split the library's execute uses since session 6): a control for how much of a plan's gain
+// over pcopy is the split alone.
+void pcopy_dynamic(char* d, const char* s, size_t bytes) {
+  const int64_t n = int64_t{16} * omp_get_max_threads();
+  const size_t lines = (bytes + 63) / 64;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t c = 0; c < n; ++c) {
+    const size_t b = std::min(bytes, lines * c / n * 64), e = std::min(bytes, lines * (c + 1) / n * 64);
+    if (e > b) std::memcpy(d + b, s + b, e - b);
   }
 }
 
@@ -242,7 +256,7 @@ int main(int argc, char** argv) {
     }
     set_env(Variant{}, vars);
     std::vector<std::vector<double>> t(vars.size());
-    std::vector<double> ct, hct;
+    std::vector<double> ct, hct, dct;
     for (int r = 0; r < reps; ++r) {
       for (size_t k = 0; k < vars.size(); ++k) {
         const size_t i = (k + static_cast<size_t>(r)) % vars.size();
@@ -259,6 +273,11 @@ int main(int argc, char** argv) {
       pcopy(out, in, bytes);
       ct.push_back(now_ms() - t0);
       if (raw) std::fprintf(raw, "%s,%s,copy,%d,%.4f\n", suite.c_str(), name.c_str(), r, ct.back());
+      flush();
+      const double t2 = now_ms();
+      pcopy_dynamic(out, in, bytes);
+      dct.push_back(now_ms() - t2);
+      if (raw) std::fprintf(raw, "%s,%s,copy-dyn,%d,%.4f\n", suite.c_str(), name.c_str(), r, dct.back());
       if (any_hp) {
         flush();
         const double t1 = now_ms();
@@ -277,6 +296,9 @@ int main(int argc, char** argv) {
                      vars[i].label.c_str(), m, c, c / m, ok[i], desc[i].c_str());
       xpose_plan_destroy(plans[i]);
     }
+    if (csv)
+      std::fprintf(csv, "%s,%s,copy-dyn,%.4f,%.4f,%.4f,1,\"memcpy, dynamic chunks\"\n",
+                   suite.c_str(), name.c_str(), median(dct), c, c / median(dct));
     if (any_hp && csv)
       std::fprintf(csv, "%s,%s,copy-hp,%.4f,%.4f,%.4f,1,\"memcpy on huge pages\"\n",
                    suite.c_str(), name.c_str(), median(hct), c, c / median(hct));

@@ -183,6 +183,30 @@ TEST(CpuBackend, NonTemporalTilesIntoAlignedOutput) {
     }
 }
 
+// Execute hands out chunks of work to whichever thread is free (run_chunks): tensors of a few
+// MB give each thread several chunks, in no fixed order, each ending with the held partial lines
+// of its last tiles written out. Odd extents (partial lines at chunk edges), spans completed
+// by the next tile, `direct`, `super` and `copy` ranges, line-aligned and unaligned outputs.
+TEST(CpuBackend, ManyChunksPerThreadMatchReference) {
+  std::mt19937_64 rng(test_seed());
+  const std::vector<ForcedCase> cases = {
+      {{15, 15, 2500}, {1, 0, 2}, {"blocked:nt=1", "blocked:nt=0"}},
+      {{300, 250, 7}, {1, 0, 2}, {"blocked:ti=245,to=42,nt=1", "blocked"}},
+      {{37, 41, 19, 23}, {3, 1, 0, 2}, {"blocked:nt=1", "matrix:nt=1"}},
+      {{126, 40, 100}, {0, 2, 1}, {"direct:nt=1", "direct:nt=0", "super:nt=1"}},
+      {{600001}, {0}, {"copy:nt=1", "copy:nt=0"}},
+  };
+  for (const auto& c : cases) {
+    const Problem p = problem(c.ext, c.perm, 8);
+    for (const int threads : {2, 5}) {
+      ASSERT_GE(cpu::chunk_count(int64_t{1} << 40, p.bytes(), threads), 3 * threads)
+          << p.to_string() << ": too small for several chunks per thread";
+      for (const auto& s : c.schemas)
+        for (const size_t offset : {0, 1}) check_schema(p, s, threads, &rng, offset);
+    }
+  }
+}
+
 // The grouped tile walk visits every tile of the nest exactly once, and a cursor started at any
 // tile (a thread's first) agrees with one that walked there. Random nests, group sizes that do
 // not divide the extents.

@@ -112,6 +112,22 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
 
 // Thread count of options.num_threads (0 = omp_get_max_threads()).
 int resolve_threads(int requested);
+
+// Runs f(begin, end) over [0, units) of a `bytes`-byte problem: at once on one thread, or in
+// chunks (kTuning.chunks_per_thread per thread, each at least kTuning.min_chunk_bytes) that
+// `threads` OpenMP threads take in order as each becomes free, so that a slow core does not hold
+// up the others. f must be callable concurrently on disjoint ranges.
+int64_t chunk_count(int64_t units, int64_t bytes, int threads);
+template <class F>
+void run_chunks(int threads, int64_t units, int64_t bytes, const F& f) {
+  const int64_t n = threads <= 1 ? 1 : chunk_count(units, bytes, threads);
+  if (n <= 1) {
+    f(int64_t{0}, units);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int64_t c = 0; c < n; ++c) f(units * c / n, units * (c + 1) / n);
+}
 // Whether an output of `bytes` written by `threads` threads should use non-temporal stores:
 // beyond half the LLC share of those threads (the LLC size is queried once).
 bool want_nt(int64_t bytes, int threads);

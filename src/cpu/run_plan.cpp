@@ -1,6 +1,6 @@
 // The contiguous-run schemas: `copy` (rank <= 1) and `direct` (the leading index stays, so the
-// tensor is runs of extent[0] elements, each copied whole). The output is split into equal
-// line-aligned element ranges, one per thread; each thread walks its runs in output order.
+// tensor is runs of extent[0] elements, each copied whole). The output is split into
+// line-aligned element ranges (run_chunks); each range's runs are walked in output order.
 #include <omp.h>
 #include <unistd.h>
 
@@ -24,19 +24,12 @@ class RunPlan final : public BackendPlan {
   xpose_status_t execute(const void* in, void* out, void*) const override {
     const auto* src = static_cast<const char*>(in);
     auto* dst = static_cast<char*>(out);
-    if (x_.threads <= 1) {
-      run(src, dst, 0, volume_);
-      return XPOSE_SUCCESS;
-    }
-    // Boundaries on whole cache lines of the output (when the element divides a line).
+    // Chunks of whole cache lines of the output (when the element divides a line).
     const int64_t align = std::max<int64_t>(1, kTuning.line_bytes / eb_);
-#pragma omp parallel num_threads(x_.threads)
-    {
-      const int64_t nth = omp_get_num_threads(), tid = omp_get_thread_num();
-      const int64_t lines = (volume_ + align - 1) / align;
-      run(src, dst, std::min(volume_, lines * tid / nth * align),
-          std::min(volume_, lines * (tid + 1) / nth * align));
-    }
+    run_chunks(x_.threads, (volume_ + align - 1) / align, volume_ * eb_,
+               [&](int64_t l0, int64_t l1) {
+                 run(src, dst, std::min(volume_, l0 * align), std::min(volume_, l1 * align));
+               });
     return XPOSE_SUCCESS;
   }
 
@@ -152,6 +145,12 @@ double predict_run(const Problem& p, const RunGeometry& g, const ExecSettings& x
 
 int resolve_threads(int requested) {
   return requested > 0 ? requested : std::max(1, omp_get_max_threads());
+}
+
+int64_t chunk_count(int64_t units, int64_t bytes, int threads) {
+  const int64_t by_size = std::max<int64_t>(threads, bytes / kTuning.min_chunk_bytes);
+  return std::max<int64_t>(
+      1, std::min({units, int64_t{threads} * kTuning.chunks_per_thread, by_size}));
 }
 
 double write_factor(int64_t bytes, const ExecSettings& x) {

@@ -1,7 +1,6 @@
-// Execution of the tiled schemas: the outer loop nest split across OpenMP threads (each thread a
-// contiguous range of tiles, in output order), one micro-kernel call per tile, and for
+// Execution of the tiled schemas: the outer loop nest split in contiguous ranges of tiles that
+// OpenMP threads take as they become free (run_chunks), one micro-kernel call per tile, and for
 // non-temporal output a per-thread staging buffer (made once per thread) streamed out row by row.
-#include <omp.h>
 
 #include <algorithm>
 #include <memory>
@@ -93,15 +92,8 @@ class TilePlan final : public BackendPlan {
     const auto* src = static_cast<const char*>(in);
     auto* dst = static_cast<char*>(out);
     const bool whole = aligned_rows_ && (reinterpret_cast<uintptr_t>(dst) & 63) == 0;
-    if (x_.threads <= 1) {
-      run(src, dst, 0, g_.tasks, whole);
-      return XPOSE_SUCCESS;
-    }
-#pragma omp parallel num_threads(x_.threads)
-    {
-      const int64_t nth = omp_get_num_threads(), tid = omp_get_thread_num();
-      run(src, dst, g_.tasks * tid / nth, g_.tasks * (tid + 1) / nth, whole);
-    }
+    run_chunks(x_.threads, g_.tasks, g_.tasks * g_.ti * g_.to * static_cast<int64_t>(g_.eb),
+               [&](int64_t t0, int64_t t1) { run(src, dst, t0, t1, whole); });
     return XPOSE_SUCCESS;
   }
 
@@ -255,7 +247,7 @@ std::string TilePlan::describe() const {
   for (int l = 0; l < g_.loops; ++l)
     d << " " << g_.loop[l].extent << (l == g_.j_loop ? "[J seg]" : "")
       << (l == g_.i_loop ? "[I seg]" : "");
-  d << "; " << g_.tasks << " tiles split in contiguous ranges over threads\n";
+  d << "; " << g_.tasks << " tiles in contiguous ranges taken by free threads\n";
   if (g_.b_loop != 1 || g_.ga != g_.loop[0].extent || g_.gb != 1)
     d << "  tile order: groups of " << g_.ga << " x " << g_.gb << " tiles over loops 0 and "
       << g_.b_loop << " (TLB reuse)\n";

@@ -83,9 +83,15 @@ struct Tuning {
   int64_t llc_share_per_thread = int64_t{5} << 19;
   // LLC size assumed when sysconf cannot tell: a typical 32 MiB server L3.
   int64_t fallback_llc_bytes = int64_t{32} << 20;
-  // Copy/direct work is split into chunks of this many bytes per thread step: large enough to
-  // amortize the call, small enough to balance 2..64 threads on 100 MB tensors.
-  int64_t copy_chunk_bytes = int64_t{1} << 20;
+  // Execute splits its work (tiles, or output lines of copy/direct) into chunks_per_thread
+  // chunks per thread, each of at least min_chunk_bytes, handed out in order to whichever thread
+  // is free. On the 16-core device equal static ranges left the run waiting for its slowest
+  // thread: 197 suite cases took 0.87-0.90 of the time with 8 or 32 chunks per thread (median
+  // ratio 1.03 -> 1.17-1.18 of memcpy, worst 0.71 -> 0.83; an A/A control moved 0.3 %;
+  // docs/perf/cpu-16core.md, session 6). 256 KiB keeps the per-chunk cost (a cursor, a flush of
+  // the held lines, a fence) under 1 % of its work.
+  int chunks_per_thread = 16;
+  int64_t min_chunk_bytes = int64_t{256} << 10;
   // Cost model: sustained copy bandwidth of one thread and of the whole socket (read + write
   // bytes per second). From the parallel memcpy baseline on the development VM.
   double bandwidth_per_thread = 12e9;
