@@ -128,6 +128,7 @@ void run_chunks(int threads, int64_t units, int64_t bytes, const F& f) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t c = 0; c < n; ++c) f(units * c / n, units * (c + 1) / n);
 }
+
 // Whether an output of `bytes` written by `threads` threads should use non-temporal stores:
 // beyond half the LLC share of those threads (the LLC size is queried once).
 bool want_nt(int64_t bytes, int threads);

@@ -88,8 +88,8 @@ struct Tuning {
   // is free. On the 16-core device equal static ranges left the run waiting for its slowest
   // thread: 197 suite cases took 0.87-0.90 of the time with 8 or 32 chunks per thread (median
   // ratio 1.03 -> 1.17-1.18 of memcpy, worst 0.71 -> 0.83; an A/A control moved 0.3 %;
-  // docs/perf/cpu-16core.md, session 6). 256 KiB keeps the per-chunk cost (a cursor, a flush of
-  // the held lines, a fence) under 1 % of its work.
+  // docs/perf/cpu-16core.md, session 6). The 256 KiB floor keeps chunks of small tensors long
+  // against a chunk's fixed costs (a cursor, a scan of the held-line slots, a fence, a dispatch).
   int chunks_per_thread = 16;
   int64_t min_chunk_bytes = int64_t{256} << 10;
   // Cost model: sustained copy bandwidth of one thread and of the whole socket (read + write
