@@ -122,7 +122,8 @@ void pcopy_dynamic(char* d, const char* s, size_t bytes) {
   const size_t lines = (bytes + 63) / 64;
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t c = 0; c < n; ++c) {
-    const size_t b = std::min(bytes, lines * c / n * 64), e = std::min(bytes, lines * (c + 1) / n * 64);
+    const size_t b = std::min(bytes, lines * c / n * 64);
+    const size_t e = std::min(bytes, lines * (c + 1) / n * 64);
     if (e > b) std::memcpy(d + b, s + b, e - b);
   }
 }
@@ -277,7 +278,8 @@ int main(int argc, char** argv) {
       const double t2 = now_ms();
       pcopy_dynamic(out, in, bytes);
       dct.push_back(now_ms() - t2);
-      if (raw) std::fprintf(raw, "%s,%s,copy-dyn,%d,%.4f\n", suite.c_str(), name.c_str(), r, dct.back());
+      if (raw)
+        std::fprintf(raw, "%s,%s,copy-dyn,%d,%.4f\n", suite.c_str(), name.c_str(), r, dct.back());
       if (any_hp) {
         flush();
         const double t1 = now_ms();
