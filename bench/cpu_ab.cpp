@@ -1,40 +1,46 @@
 // Interleaved A/B of CPU plan variants on the same cases, in one process (docs/perf/cpu-16core.md).
 //
-// Build (CPU-only Release build of the library in BUILD):
-//   g++ -O2 -std=c++20 -fopenmp -Iinclude bench/cpu_ab.cpp -LBUILD/src -lxpose
-//       -Wl,-rpath,'$ORIGIN' -o DIR/cpu_ab && cp -L BUILD/src/libxpose.so.0 DIR/
+// Build (CPU-only Release build of the library in BUILD; the tool's host-only timing and check
+// helpers compiled in):
+//   g++ -O2 -std=c++20 -fopenmp -Iinclude -Isrc -Itools bench/cpu_ab.cpp tools/timing.cpp
+//       tools/check.cpp tools/common.cpp -LBUILD/src -lxpose -Wl,-rpath,'$ORIGIN'
+//       -o DIR/cpu_ab && cp -L BUILD/src/libxpose.so.0 DIR/
 // Usage:
 //   cpu_ab [--reps N] [--budget S] [--csv FILE] [--raw FILE] VARIANT... < CASES
 // CASES: lines "SUITE CASE EXTENTS PERM" (`xpose bench SUITE --list`), 8-byte elements.
 // VARIANT: label[/env=NAME=VALUE...][/schema=SCHEMA][/threads=N][/hp], e.g. base,
-//   nolw/env=XPOSE_EXP=2, sq/schema=blocked:ti=64,to=64, t8/threads=8, thp/hp. Each variant's environment is set while its plan is
-//   made; a forced schema that does not apply
-//   falls back to the heuristic plan (the plan column says which ran). `hp`: the variant runs on
-//   a second pair of buffers backed by transparent huge pages (madvise), a diagnostic of how much
-//   of a case's time is page walks; its copy baseline is the regular-page one.
+//   nolw/env=XPOSE_EXP=2, sq/schema=blocked:ti=64,to=64, t8/threads=8, thp/hp. Each variant's
+//   environment is set while its plan is made; a forced schema that does not apply falls back
+//   to the heuristic plan (the plan column says which ran). `hp`: the variant runs on a second
+//   pair of buffers backed by transparent huge pages (madvise), a diagnostic of how much of a
+//   case's time is page walks; its copy baseline is the regular-page one.
 // Environment variants need a library that reads its switches at plan time and does not cache
 // plans: the released one reads XPOSE_CPU_NT and XPOSE_CPU_GROUP once per process and returns
 // the cached plan to a second heuristic xpose_plan_create of the same problem (forced schemas are
 // not cached). Session 4's runs used an experiment build, bench/cpu-ab-2026-11-21/README.md.
-// Per case: every variant planned, run once on a poisoned output and checked on 4096 sampled
-// positions, then `reps` rounds; in each round every variant (rotating the starting one) and the
-// parallel memcpy run once, each after a cache flush (a parallel read of 768 MiB), as `xpose
-// bench` does; then the same memcpy split in dynamic chunks (row `copy-dyn`, a control).
+// Per case: every variant planned, run once on a poisoned output and checked as `xpose run`
+// checks (check_transpose: every element up to 2^18, else the first, the last and 2^18 sampled
+// ones), then `reps` rounds; in each round every variant (rotating the starting one) and the
+// parallel memcpy run once, each after a cache flush (CacheFlusher: a parallel read of twice the
+// LLC, at most 768 MiB), as `xpose bench` does; then the same memcpy split in dynamic chunks (row
+// `copy-dyn`, a control). Buffers are first touched by parallel fills, as in the tool.
 // Reported: median ms per variant, median copy ms, ratio = copy / variant.
 #include <omp.h>
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "check.hpp"
+#include "timing.hpp"
 #include "xpose/xpose.h"
 
 namespace {
@@ -75,48 +81,50 @@ double now_ms() {
       .count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+using xpose_tool::median;
+using xpose_tool::parallel_memcpy;
+using xpose_tool::parallel_memset;
+
+// A 2 MiB-aligned anonymous mapping; `base` and `size` are the mapping itself, for munmap.
+struct Buffer {
+  void* base = nullptr;
+  size_t size = 0;
+  char* p = nullptr;
+};
+
+void release(Buffer* b) {
+  if (b->base) munmap(b->base, b->size);
+  *b = Buffer{};
 }
 
-char* alloc(size_t bytes, bool huge) {
+// Replaces `b` (unmapping the old mapping) by one of `bytes`; exits when mmap fails.
+void alloc(Buffer* b, size_t bytes, bool huge) {
+  release(b);
   const size_t align = size_t{2} << 20, n = (bytes + align - 1) / align * align;
   void* p = mmap(nullptr, n + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  char* a = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(p) + align - 1) / align * align);
-  madvise(a, n, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-  return a;
-}
-
-std::vector<uint64_t>& flush_buffer() {
-  static std::vector<uint64_t> b(size_t{768} << 17, 1);
-  return b;
-}
-volatile uint64_t g_sink;
-void flush() {
-  auto& b = flush_buffer();
-  uint64_t s = 0;
-  const int64_t n = static_cast<int64_t>(b.size());
-#pragma omp parallel for reduction(+ : s)
-  for (int64_t i = 0; i < n; i += 8) s += b[i];
-  g_sink = g_sink + s;
-}
-
-void pcopy(char* d, const char* s, size_t bytes) {
-#pragma omp parallel
-  {
-    const size_t n = omp_get_num_threads(), t = omp_get_thread_num();
-    const size_t per = (bytes / n + 63) / 64 * 64, b = std::min(bytes, per * t);
-    const size_t z = std::min(bytes - b, per);
-    if (z) std::memcpy(d + b, s + b, z);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "cpu_ab: mmap of %zu bytes failed: %s\n", n + align,
+                 std::strerror(errno));
+    std::exit(1);
   }
+  b->base = p;
+  b->size = n + align;
+  b->p = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(p) + align - 1) / align * align);
+  madvise(b->p, n, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+}
+
+FILE* open_or_exit(const char* path) {
+  FILE* f = std::fopen(path, "w");
+  if (!f) {
+    std::fprintf(stderr, "cpu_ab: cannot open %s: %s\n", path, std::strerror(errno));
+    std::exit(2);
+  }
+  return f;
 }
 
 // The same memcpy in 16 line-aligned chunks per thread, taken by whichever thread is free (the
 // split the library's execute uses since session 6): a control for how much of a plan's gain
-// over pcopy is the split alone.
+// over parallel_memcpy is the split alone.
 void pcopy_dynamic(char* d, const char* s, size_t bytes) {
   const int64_t n = int64_t{16} * omp_get_max_threads();
   const size_t lines = (bytes + 63) / 64;
@@ -131,26 +139,6 @@ void pcopy_dynamic(char* d, const char* s, size_t bytes) {
 void fill(uint64_t* p, int64_t n, uint64_t base) {
 #pragma omp parallel for
   for (int64_t i = 0; i < n; ++i) p[i] = base + static_cast<uint64_t>(i);
-}
-
-// Sampled check: out[j] == in[G(j)] for 4096 random output indices j.
-bool check(const uint64_t* out, const std::vector<int64_t>& ext, const std::vector<int>& perm,
-           int64_t vol) {
-  const int r = static_cast<int>(ext.size());
-  std::vector<int64_t> is(r);
-  int64_t acc = 1;
-  for (int d = 0; d < r; ++d) is[d] = acc, acc *= ext[d];
-  std::mt19937_64 rng(12345);
-  for (int k = 0; k < 4096; ++k) {
-    int64_t j = static_cast<int64_t>(rng() % static_cast<uint64_t>(vol)), rest = j, src = 0;
-    for (int i = 0; i < r; ++i) {
-      const int64_t e = ext[perm[i]];
-      src += rest % e * is[perm[i]];
-      rest /= e;
-    }
-    if (out[j] != static_cast<uint64_t>(src)) return false;
-  }
-  return true;
 }
 
 void set_env(const Variant& v, const std::vector<Variant>& all) {
@@ -174,9 +162,9 @@ int main(int argc, char** argv) {
     } else if (s == "--budget" && a + 1 < argc) {
       budget_s = std::atof(argv[++a]);
     } else if (s == "--raw" && a + 1 < argc) {
-      raw = std::fopen(argv[++a], "w");
+      raw = open_or_exit(argv[++a]);
     } else if (s == "--csv" && a + 1 < argc) {
-      csv = std::fopen(argv[++a], "w");
+      csv = open_or_exit(argv[++a]);
     } else {
       vars.push_back(parse_variant(s));
     }
@@ -189,10 +177,12 @@ int main(int argc, char** argv) {
   const bool any_hp = std::any_of(vars.begin(), vars.end(), [](const Variant& v) { return v.hp; });
   const double t_start = now_ms();
   size_t cap = 0;
+  Buffer in_buf, out_buf, hin_buf, hout_buf;
   char *in = nullptr, *out = nullptr, *hin = nullptr, *hout = nullptr;
   std::string line;
   std::vector<std::vector<double>> ratios(vars.size());
-  flush();
+  xpose_tool::CacheFlusher flusher(0);
+  flusher.flush();
   while (std::getline(std::cin, line)) {
     if (line.empty() || line[0] == '#') continue;
     if ((now_ms() - t_start) / 1e3 > budget_s) {
@@ -211,14 +201,21 @@ int main(int argc, char** argv) {
       std::stringstream p(ps);
       while (std::getline(p, t, ',')) perm.push_back(std::atoi(t.c_str()));
     }
-    int64_t vol = 1;
-    for (int64_t x : ext) vol *= x;
+    const xpose_tool::Case problem{suite, name, ext, perm};
+    int64_t vol = 0;
+    try {
+      vol = problem.volume();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s %s: %s\n", suite.c_str(), name.c_str(), e.what());
+      return 2;
+    }
     const size_t bytes = static_cast<size_t>(vol) * 8;
-    if (bytes > cap) {  // grows only; earlier buffers are kept mapped (few, small)
+    if (bytes > cap) {  // grows only; the smaller mappings are unmapped
       cap = bytes;
-      in = alloc(cap, false);
-      out = alloc(cap, false);
-      if (any_hp) hin = alloc(cap, true), hout = alloc(cap, true);
+      alloc(&in_buf, cap, false), in = in_buf.p;
+      alloc(&out_buf, cap, false), out = out_buf.p;
+      if (any_hp) alloc(&hin_buf, cap, true), hin = hin_buf.p;
+      if (any_hp) alloc(&hout_buf, cap, true), hout = hout_buf.p;
     }
     fill(reinterpret_cast<uint64_t*>(in), vol, 0);
     if (any_hp) fill(reinterpret_cast<uint64_t*>(hin), vol, 0);
@@ -250,10 +247,13 @@ int main(int argc, char** argv) {
         d = a == std::string::npos ? d : d.substr(a + 13);
         desc[i] = d.substr(0, d.find('\n'));
       }
+      const char* i_ = vars[i].hp ? hin : in;
       char* o_ = vars[i].hp ? hout : out;
-      std::memset(o_, 0xff, bytes);
-      xpose_execute(plans[i], vars[i].hp ? hin : in, o_, nullptr);
-      ok[i] = check(reinterpret_cast<const uint64_t*>(o_), ext, perm, vol);
+      parallel_memset(o_, 0xff, bytes, 0);
+      xpose_execute(plans[i], i_, o_, nullptr);
+      const auto* ui = reinterpret_cast<const unsigned char*>(i_);
+      const auto* uo = reinterpret_cast<const unsigned char*>(o_);
+      ok[i] = xpose_tool::check_transpose(problem, 8, o.layout, ui, uo, 1 << 18, 12345).ok();
     }
     set_env(Variant{}, vars);
     std::vector<std::vector<double>> t(vars.size());
@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < reps; ++r) {
       for (size_t k = 0; k < vars.size(); ++k) {
         const size_t i = (k + static_cast<size_t>(r)) % vars.size();
-        flush();
+        flusher.flush();
         const double t0 = now_ms();
         xpose_execute(plans[i], vars[i].hp ? hin : in, vars[i].hp ? hout : out, nullptr);
         t[i].push_back(now_ms() - t0);
@@ -269,21 +269,21 @@ int main(int argc, char** argv) {
           std::fprintf(raw, "%s,%s,%s,%d,%.4f\n", suite.c_str(), name.c_str(),
                        vars[i].label.c_str(), r, t[i].back());
       }
-      flush();
+      flusher.flush();
       const double t0 = now_ms();
-      pcopy(out, in, bytes);
+      parallel_memcpy(out, in, bytes, 0);
       ct.push_back(now_ms() - t0);
       if (raw) std::fprintf(raw, "%s,%s,copy,%d,%.4f\n", suite.c_str(), name.c_str(), r, ct.back());
-      flush();
+      flusher.flush();
       const double t2 = now_ms();
       pcopy_dynamic(out, in, bytes);
       dct.push_back(now_ms() - t2);
       if (raw)
         std::fprintf(raw, "%s,%s,copy-dyn,%d,%.4f\n", suite.c_str(), name.c_str(), r, dct.back());
       if (any_hp) {
-        flush();
+        flusher.flush();
         const double t1 = now_ms();
-        pcopy(hout, hin, bytes);
+        parallel_memcpy(hout, hin, bytes, 0);
         hct.push_back(now_ms() - t1);
       }
     }
@@ -314,5 +314,6 @@ int main(int argc, char** argv) {
   std::printf("\n");
   if (csv) std::fclose(csv);
   if (raw) std::fclose(raw);
+  release(&in_buf), release(&out_buf), release(&hin_buf), release(&hout_buf);
   return 0;
 }

@@ -6,7 +6,8 @@
 //   execute + wait, each of 200 plans made beforehand (is a fresh plan slower to launch?);
 //   plan + execute + wait + destroy (single use);
 //   plan + execute of the old plan + wait + destroy (planning without a fresh launch);
-// three times. Plans are made as on a plan-cache miss (make_plan without the cache).
+// three times. Plans are made as on a plan-cache miss (make_plan without the cache). The timed
+// loops check nothing; a first plan and execute, checked, stop the probe when either fails.
 // Build (a library built for sm_90 in BUILD, e.g. build-carry of bench/build_carry.sh):
 //   g++ -O2 -std=c++20 -Iinclude -Isrc -isystem /usr/local/cuda/include bench/single_probe.cpp
 //       BUILD/src/libxpose_internal.a -fopenmp -L/usr/local/cuda/lib64 -lcudart_static -ldl
@@ -27,9 +28,12 @@ constexpr int64_t kExtents[kRank] = {8, 8, 9, 9, 8, 8, 8, 8};
 constexpr int kPerm[kRank] = {7, 2, 5, 0, 3, 1, 6, 4};
 constexpr int kIters = 200;
 
-xpose_plan_t fresh_plan(const xpose_options_t& o) {
+xpose_plan_t fresh_plan(const xpose_options_t& o, xpose_status_t* status = nullptr) {
   auto* p = new xpose_plan_s;
-  xpose::detail::make_plan(kRank, kExtents, kPerm, 8, &o, nullptr, /*use_cache=*/false, &p->plan);
+  const xpose_status_t st =
+      xpose::detail::make_plan(kRank, kExtents, kPerm, 8, &o, nullptr, /*use_cache=*/false,
+                               &p->plan);
+  if (status) *status = st;
   return p;
 }
 
@@ -60,6 +64,16 @@ int main() {
     xpose_execute(p, in, out, stream);
     cudaStreamSynchronize(stream);
   };
+  xpose_status_t st = XPOSE_SUCCESS;
+  xpose_plan_t first = fresh_plan(o, &st);
+  if (st == XPOSE_SUCCESS) st = xpose_execute(first, in, out, stream);
+  const cudaError_t sync = cudaStreamSynchronize(stream);
+  xpose_plan_destroy(first);
+  if (st != XPOSE_SUCCESS || sync != cudaSuccess) {
+    std::fprintf(stderr, "single_probe: %s\n",
+                 st != XPOSE_SUCCESS ? xpose_last_error() : cudaGetErrorString(sync));
+    return 1;
+  }
   std::printf("us per iteration: plan+destroy | repeated | fresh plans, launch only | single | "
               "plan + repeated\n");
   for (int rep = 0; rep < 3; ++rep) {

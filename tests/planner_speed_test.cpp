@@ -132,7 +132,7 @@ std::string block_fields(const KernelSpec& s) {
     num(static_cast<long long>(d.d)), num(static_cast<long long>(d.m)), num(d.s);
   };
   num(s.log2_elem), num(s.smem_bytes);
-  if (s.choice.schema == Schema::Copy || s.choice.schema == Schema::Rows) {
+  if (is_rows(s.choice.schema)) {
     const RowParams& r = s.rows;
     num(r.row_bytes), num(r.items), div64(r.chunks), num(r.n_dims);
     for (const RowDim& d : r.dim) div64(d.extent), num(d.in_stride), num(d.out_stride);

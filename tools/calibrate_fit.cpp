@@ -21,11 +21,11 @@ using xpose::detail::Regression;
 constexpr double kRidge = 1e-3;
 
 double screen(const Regression& r, const Sample& s) {
-  return xpose::detail::seconds_of(r.quad_z(s.b, s.cls), s.launch, s.ideal);
+  return r.screen(s.b, s.cls, s.launch, s.ideal);
 }
 
 double predict(const Regression& r, const Sample& s) {
-  return xpose::detail::seconds_of(r.blend_z(s.b, s.cls), s.launch, s.ideal);
+  return r.predict(s.b, s.cls, s.launch, s.ideal);
 }
 
 // The sample the planner would pick among samples [i, end) of one problem under `r`.

@@ -108,11 +108,12 @@ std::vector<std::pair<std::string, std::vector<Row>>> run_suites(const Suites& s
     for (size_t g = 0, n = 0; g < suites.size(); ++g)
       for (size_t i = 0; i < suites[g].second.size(); ++i, ++n) {
         by_case[g][i].push_back(run_one(suites[g].second[i], s, ws, 1000 + i));
-        if ((!quiet && round + 1 == rounds) || by_case[g][i].back().failed)
+        // One round: each case as it runs; more: failures at once, the kept rounds below.
+        if ((!quiet && rounds == 1) || by_case[g][i].back().failed)
           report_case(by_case[g][i].back(), n + 1, total);
       }
   std::vector<std::pair<std::string, std::vector<Row>>> out;
-  for (size_t g = 0; g < suites.size(); ++g) {
+  for (size_t g = 0, n = 0; g < suites.size(); ++g) {
     out.push_back({suites[g].first, {}});
     for (std::vector<Row>& runs : by_case[g]) {
       const auto bad =
@@ -123,7 +124,9 @@ std::vector<std::pair<std::string, std::vector<Row>>> run_suites(const Suites& s
         std::sort(runs.begin(), runs.end(),
                   [](const Row& a, const Row& b) { return a.m.ratio() < b.m.ratio(); });
         out.back().second.push_back(runs[runs.size() / 2]);
+        if (!quiet && rounds > 1) report_case(out.back().second.back(), n + 1, total);
       }
+      ++n;
       if (csv) write_csv(*csv, out.back().second.back(), s.elem);
     }
   }

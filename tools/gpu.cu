@@ -37,12 +37,16 @@ __global__ void read_through(const uint4* p, size_t n, unsigned* sink) {
 
 // XPOSE_BENCH_CLEAN_L2=1 (a diagnostic): before every timed enqueue, a kernel reads 256 MB of a
 // scratch buffer, so each timed run starts with no dirty line of the previous one in L2.
-void clean_l2(cudaStream_t s) {
+bool cleaning_l2() {
   static const bool on = [] {
     const char* e = std::getenv("XPOSE_BENCH_CLEAN_L2");
     return e && e[0] == '1';
   }();
-  if (!on) return;
+  return on;
+}
+
+void clean_l2(cudaStream_t s) {
+  if (!cleaning_l2()) return;
   constexpr size_t kBytes = size_t{256} << 20;
   static uint4* scratch = nullptr;
   static unsigned* sink = nullptr;
@@ -56,9 +60,11 @@ void clean_l2(cudaStream_t s) {
 }
 
 // Event pairs around each batch of enqueues; the host waits once at the end, so launches stay
-// back to back.
+// back to back. Batches of one when the L2 is cleaned: only a pair's first enqueue would start
+// clean.
 std::vector<double> time_events(const std::function<void(cudaStream_t)>& enqueue, int reps,
                                 int batch) {
+  if (cleaning_l2()) batch = 1;
   std::vector<cudaEvent_t> events(2 * static_cast<size_t>(reps));
   for (auto& e : events) check(cudaEventCreate(&e), "cudaEventCreate");
   const cudaStream_t s = the_stream();

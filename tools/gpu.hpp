@@ -29,7 +29,7 @@ void* stream();
 
 // Milliseconds of each of `reps` runs of `enqueue(stream)`, timed with CUDA events on stream():
 // per run, `batch` enqueues back to back between one pair of events, the time divided by
-// `batch`. The caller warms up first.
+// `batch` (1 under XPOSE_BENCH_CLEAN_L2=1). The caller warms up first.
 std::vector<double> time_ms(const std::function<void(void*)>& enqueue, int reps, int batch = 1);
 // The same for cudaMemcpyAsync device-to-device of `bytes`.
 std::vector<double> copy_ms(void* dst, const void* src, size_t bytes, int reps, int batch = 1);

@@ -42,8 +42,7 @@ struct View {
   KernelSpec spec;
 };
 
-bool is_rows(const Choice& c) { return c.schema == Schema::Copy || c.schema == Schema::Rows; }
-bool is_rows(const KernelSpec& s) { return is_rows(s.choice); }
+bool is_rows(const KernelSpec& s) { return is_rows(s.choice.schema); }
 
 // `unaligned`: the pointers need not be multiples of the element size (tiled kernels: elements
 // move in the widest pieces that both pointers allow).
@@ -125,9 +124,7 @@ class CudaPlan final : public BackendPlan {
     int i = 0;
     while (i + 1 < n_views_ && bits % views_[i].align != 0) ++i;
     const bool unaligned = bits % views_[i].align != 0;  // the last view's tile, in pieces
-    KernelSpec spec;
-    unpack(views_[i], &spec);
-    return launch_spec(spec, in, out, stream, unaligned);
+    return launch_spec(unpack(views_[i]), in, out, stream, unaligned);
   }
 
   // The prediction for aligned pointers (the first view), which the planner ranked.
@@ -139,7 +136,7 @@ class CudaPlan final : public BackendPlan {
     for (int i = 0; i < n_views_; ++i) {
       out[i].align = views_[i].align;
       out[i].problem = view_problem(problem_, views_[i].kind);
-      unpack(views_[i], &out[i].spec);
+      out[i].spec = unpack(views_[i]);
     }
     if (out.back().align > 1) {  // the last view again, in pieces, for any pointer
       out.push_back(out.back());
@@ -170,19 +167,18 @@ class CudaPlan final : public BackendPlan {
  private:
   // The view's kernel spec, its block whole again (the cut-off part value-initialized, as
   // build_spec left it): on the stack at execute, a copy of at most 2.6 KB.
-  void unpack(const KeptView& v, KernelSpec* s) const {
-    s->choice = v.choice;
-    s->log2_elem = v.log2_elem;
-    s->smem_bytes = v.smem_bytes;
-    void* block;
-    if (is_rows(v.choice)) {
-      s->rows = RowParams{};
-      block = &s->rows;
-    } else {
-      s->tiled = TiledParams{};
-      block = &s->tiled;
+  KernelSpec unpack(const KeptView& v) const {
+    KernelSpec s;  // its tiled block value-initialized
+    s.choice = v.choice;
+    s.log2_elem = v.log2_elem;
+    s.smem_bytes = v.smem_bytes;
+    void* block = &s.tiled;
+    if (is_rows(v.choice.schema)) {
+      s.rows = RowParams{};  // the union's member in use from here on
+      block = &s.rows;
     }
     std::memcpy(block, blocks_.get() + v.offset, v.size);
+    return s;
   }
 
   int device_;
@@ -259,12 +255,14 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
                          const SchemaRequest* req, bool measure, bool primary, View* v,
                          bool* found, std::vector<Choice>* choices_out,
                          std::vector<double>* measured_out) {
+  const auto keep = [&](const Choice& c) {
+    build_spec(q, c, &v->spec);
+    v->align = is_rows(v->spec) ? 1 : align;  // row kernels choose their width at execute time
+  };
   if (!measure && !choices_out) {  // the best candidate only: no list kept or ranked
     Choice best;
     *found = best_choice(q, dev, req, &best, primary);
-    if (!*found) return XPOSE_SUCCESS;
-    build_spec(q, best, &v->spec);
-    v->align = is_rows(v->spec) ? 1 : align;  // row kernels choose their width at execute time
+    if (*found) keep(best);
     return XPOSE_SUCCESS;
   }
   std::vector<Choice> choices;
@@ -280,8 +278,7 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
         static_cast<size_t>(std::min_element(secs.begin(), secs.end()) - secs.begin());
     if (secs[fastest] < secs[0] * (1.0 - kMeasureMargin)) best = fastest;
   }
-  build_spec(q, choices[best], &v->spec);
-  v->align = is_rows(v->spec) ? 1 : align;
+  keep(choices[best]);
   if (choices_out) {
     *choices_out = std::move(choices);
     std::swap((*choices_out)[0], (*choices_out)[best]);
@@ -415,8 +412,7 @@ xpose_status_t cuda_candidates(const Problem& p, const xpose_options_t& options,
 
 xpose_status_t cuda_probe(const Problem& p, int device, Probe* out) {
   XPOSE_TRY(find_device(device, &out->dev));
-  size_t align = 0;
-  if (!fused_view(p, &out->view, &align)) out->view = p;
+  out->view = view_problem(p, ViewKind::Fused);
   enumerate_choices(out->view, *out->dev, nullptr, &out->choices);
   return XPOSE_SUCCESS;
 }

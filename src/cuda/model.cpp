@@ -206,17 +206,18 @@ double seconds_of(double z, double launch_s, double ideal_s) {
 
 namespace {
 
-// The leaves of trees of depth D (D a constant: the tests unrolled).
+// The leaves of the trees, of depth D (a constant: the tests unrolled) or, for D = 0, t.depth.
 template <int D>
 double leaf_sum(const Trees& t, const TreeFeatures& x) {
+  const int depth = D > 0 ? D : t.depth;
   double z = 0;
   const size_t n = t.count();
   const unsigned char* f = t.split_feature.data();
   const double* v = t.split_value.data();
   const float* out = t.leaf.data();
-  for (size_t i = 0; i < n; ++i, f += D, v += D, out += size_t{1} << D) {
+  for (size_t i = 0; i < n; ++i, f += depth, v += depth, out += size_t{1} << depth) {
     unsigned k = 0;
-    for (int l = 0; l < D; ++l) k |= static_cast<unsigned>(x[f[l]] >= v[l]) << l;
+    for (int l = 0; l < depth; ++l) k |= static_cast<unsigned>(x[f[l]] >= v[l]) << l;
     z += out[k];
   }
   return z;
@@ -229,33 +230,28 @@ double Trees::z(const TreeFeatures& x) const {
     case 5: return base + leaf_sum<5>(*this, x);
     case 6: return base + leaf_sum<6>(*this, x);
     case 7: return base + leaf_sum<7>(*this, x);
-    default: break;
+    default: return base + leaf_sum<0>(*this, x);
   }
-  double z = base;
-  const size_t n = count(), leaves = size_t{1} << depth;
-  const unsigned char* f = split_feature.data();
-  const double* v = split_value.data();
-  const float* out = leaf.data();
-  for (size_t t = 0; t < n; ++t, f += depth, v += depth, out += leaves) {
-    unsigned i = 0;
-    for (int l = 0; l < depth; ++l) i |= static_cast<unsigned>(x[f[l]] >= v[l]) << l;
-    z += out[i];
-  }
-  return z;
 }
 
 double Regression::blend_z(const BaseFeatures& b, int k) const {
   return (1 - kTreeWeight) * quad_z(b, k) + kTreeWeight * trees.z(tree_features(b, k));
 }
 
+double Regression::screen(const BaseFeatures& b, int k, double launch_s, double ideal_s) const {
+  return seconds_of(quad_z(b, k), launch_s, ideal_s);
+}
+
+double Regression::predict(const BaseFeatures& b, int k, double launch_s, double ideal_s) const {
+  return seconds_of(blend_z(b, k), launch_s, ideal_s);
+}
+
 double Regression::screen(const Choice& c) const {
-  return seconds_of(quad_z(base_features(c), model_class(c.schema)), c.terms.launch_s,
-                    c.terms.ideal_s);
+  return screen(base_features(c), model_class(c.schema), c.terms.launch_s, c.terms.ideal_s);
 }
 
 double Regression::predict(const Choice& c) const {
-  return seconds_of(blend_z(base_features(c), model_class(c.schema)), c.terms.launch_s,
-                    c.terms.ideal_s);
+  return predict(base_features(c), model_class(c.schema), c.terms.launch_s, c.terms.ideal_s);
 }
 
 std::vector<size_t> regression_order(const std::vector<double>& quad,

@@ -139,6 +139,9 @@ struct Regression {
   // the time the bytes take at peak bandwidth.
   double screen(const Choice& c) const;
   double predict(const Choice& c) const;
+  // The same for a candidate known by its features, class and cost terms (calibrate's samples).
+  double screen(const BaseFeatures& b, int k, double launch_s, double ideal_s) const;
+  double predict(const BaseFeatures& b, int k, double launch_s, double ideal_s) const;
   // "regression sm_90".
   std::string name() const { return "regression " + arch; }
 };

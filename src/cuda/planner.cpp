@@ -235,7 +235,8 @@ void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
 
 // Run options (dim, tile extent) along an order of dims, in a fixed array: planning makes them
 // for every view of every plan, so no heap.
-constexpr int kRunTargets = 6;  // kTune.run_targets_bytes and run_targets_elems
+constexpr int kRunTargets =
+    static_cast<int>(std::size(kTune.run_targets_bytes) + std::size(kTune.run_targets_elems));
 struct RunOptions {
   int n = 0;
   std::pair<int, int64_t> at[kRunTargets + kMaxRank];
@@ -445,8 +446,7 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
   const Geometry g = geometry(p);
   Tile T;
   make_tile(g, c.a, c.ta, c.c, c.tc, &T);
-  TiledParams& tp = spec->tiled;
-  tp = TiledParams{};
+  TiledParams& tp = spec->tiled;  // value-initialized by build_spec
   tp.volume = static_cast<int32_t>(T.volume);
   tp.num_tiles = T.num_tiles;
   int slot[kMaxRank];
@@ -538,7 +538,7 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   spec->choice = c;
   spec->log2_elem = log2_of(p.elem_size);
   spec->smem_bytes = 0;
-  if (c.schema == Schema::Copy || c.schema == Schema::Rows) {
+  if (is_rows(c.schema)) {
     spec->rows = RowParams{};  // the union's member in use from here on
     build_rows(p, &spec->rows);
   } else {
@@ -551,7 +551,7 @@ double analytic_launch_seconds() { return kTune.launch_s; }
 
 std::string summarize(const Problem& p, const Choice& c) {
   std::string s = schema_name(c.schema);
-  if (c.schema == Schema::Copy || c.schema == Schema::Rows) {
+  if (is_rows(c.schema)) {
     s += " row=" + std::to_string(c.in_run * static_cast<int64_t>(p.elem_size)) + "B";
   } else {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +

@@ -24,6 +24,8 @@ enum class Schema : unsigned {
   PackedSplit = 1u << 5,  // Orthogonal-Arbitrary / PackedSplit: overlapping runs, dims split
 };
 const char* schema_name(Schema s);
+// Whether `s` runs the row kernel (RowParams) rather than the tiled one (TiledParams).
+inline bool is_rows(Schema s) { return s == Schema::Copy || s == Schema::Rows; }
 
 // A forced schema request, parsed from "name[:key=value,...]" (docs/cuda.md).
 struct SchemaRequest {
