@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "core/backend.hpp"
 #include "core/status.hpp"
@@ -57,6 +58,8 @@ xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void*
   if (is_rows(s))
     return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.row_bytes), 4), in, out,
                        stream, s.choice.grid);
+  if (s.choice.narrow)
+    return launch_narrow(s.narrow, 1 << s.log2_elem, in, out, stream, s.choice.grid);
   if (!unaligned)
     return launch_tiled(s.tiled, s.log2_elem, in, out, stream, s.choice.grid,
                         static_cast<unsigned>(s.choice.threads), s.smem_bytes);
@@ -74,10 +77,22 @@ xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void*
 // every scalar member.
 static_assert(offsetof(TiledParams, grid) + sizeof(TiledParams::grid) == sizeof(TiledParams));
 static_assert(offsetof(RowParams, dim) + sizeof(RowParams::dim) == sizeof(RowParams));
+static_assert(offsetof(NarrowParams, grid) + sizeof(NarrowParams::grid) ==
+              sizeof(NarrowParams));
 
 size_t kept_size(const KernelSpec& s) {
-  return is_rows(s) ? offsetof(RowParams, dim) + s.rows.n_dims * sizeof(RowDim)
-                    : offsetof(TiledParams, grid) + s.tiled.n_grid * sizeof(GridDim);
+  if (is_rows(s)) return offsetof(RowParams, dim) + s.rows.n_dims * sizeof(RowDim);
+  if (s.choice.narrow) return offsetof(NarrowParams, grid) + s.narrow.n_grid * sizeof(GridDim);
+  return offsetof(TiledParams, grid) + s.tiled.n_grid * sizeof(GridDim);
+}
+
+// The parameter block of a spec (const or not): the union's member its kernel reads.
+template <class Spec>
+auto* block_of(Spec& s) {
+  using Block = std::conditional_t<std::is_const_v<Spec>, const void, void>;
+  if (is_rows(s)) return static_cast<Block*>(&s.rows);
+  if (s.choice.narrow) return static_cast<Block*>(&s.narrow);
+  return static_cast<Block*>(&s.tiled);
 }
 
 // A view as a plan keeps it: what execute and describe need, its block in the plan's `blocks`.
@@ -110,9 +125,7 @@ class CudaPlan final : public BackendPlan {
       k.smem_bytes = v.spec.smem_bytes;
       k.offset = offset;
       k.size = kept_size(v.spec);
-      const void* block = is_rows(v.spec) ? static_cast<const void*>(&v.spec.rows)
-                                          : static_cast<const void*>(&v.spec.tiled);
-      std::memcpy(blocks_.get() + offset, block, k.size);
+      std::memcpy(blocks_.get() + offset, block_of(v.spec), k.size);
       offset += k.size;
     }
   }
@@ -172,12 +185,11 @@ class CudaPlan final : public BackendPlan {
     s.choice = v.choice;
     s.log2_elem = v.log2_elem;
     s.smem_bytes = v.smem_bytes;
-    void* block = &s.tiled;
-    if (is_rows(v.choice.schema)) {
+    if (is_rows(v.choice.schema))
       s.rows = RowParams{};  // the union's member in use from here on
-      block = &s.rows;
-    }
-    std::memcpy(block, blocks_.get() + v.offset, v.size);
+    else if (v.choice.narrow)
+      s.narrow = NarrowParams{};
+    std::memcpy(block_of(s), blocks_.get() + v.offset, v.size);
     return s;
   }
 
@@ -257,7 +269,8 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
                          std::vector<double>* measured_out) {
   const auto keep = [&](const Choice& c) {
     build_spec(q, c, &v->spec);
-    v->align = is_rows(v->spec) ? 1 : align;  // row kernels choose their width at execute time
+    // Row kernels choose their width at execute time; the narrow kernel takes any pointers.
+    v->align = is_rows(v->spec) || c.narrow ? 1 : align;
   };
   if (!measure && !choices_out) {  // the best candidate only: no list kept or ranked
     Choice best;
@@ -333,7 +346,7 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
     else
       views.pop_back();
   }
-  if (views.empty() || !is_rows(views.back().spec)) {
+  if (views.empty() || views.back().align > 1) {  // a view for any pointers ends the list
     const bool first = views.empty();
     View& v = views.emplace_back();
     v.kind = ViewKind::Given;

@@ -74,6 +74,63 @@ struct TiledParams {
   GridDim grid[kMaxGridDims];
 };
 
+// Narrow tiles: the tile kernel for elements of 1 and 2 bytes (narrow.cu). The tile is the same
+// as above (input run x output run, planner.cpp), staged as rows of `pitch` bytes: row r holds
+// input run r (the tile dims outside the input run, in output order, number the rows), its
+// bytes realigned to the row start whatever the run's address, out of a raw copy of the row's
+// aligned 16-byte envelope (cp.async, raw_pitch bytes a row). The write phase
+// assembles aligned 4-byte words of each output run (a span) from the rows and stores them
+// whole, or byte by byte at the span's two ends. So both sides of the tile move in wide,
+// aligned accesses at any extent and any pointer alignment. Offsets and strides in bytes.
+inline constexpr int kNarrowThreads = 256;
+inline constexpr int kNarrowChunk = 16;  // bytes a read position moves
+inline constexpr int kNarrowWord = 4;    // bytes a write position moves
+inline constexpr int kNarrowGroup = 8;   // write positions of one span side by side (a sector)
+inline constexpr int kNarrowWords = 4;   // words of one write position, kNarrowGroup words apart
+inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register use allows
+// Data bytes of one tile, and a block's shared memory: two raw buffers, the rows, the tables
+// (three blocks per SM; the rows under 64 KB for the 16-bit offsets of narrow.cu).
+inline constexpr int kNarrowTileBytes = 16 * 1024;
+inline constexpr int kNarrowMaxSmemBytes = 72 * 1024;
+
+struct NarrowPhase {
+  int32_t n_dims = 0;     // dims numbering the runs of this side (rows, spans), fastest first
+  int32_t runs = 0;       // rows (read) or spans (write) of a full tile
+  int32_t slot = -1;      // blocked slot whose limit cuts the run (its last dim), or -1
+  int32_t unit = 0;       // bytes of the run per unit of that limit
+  int32_t full = 0;       // bytes of a run of a full tile
+  int32_t per_run = 0;    // 16-byte chunks (read) or 4-byte words (write) per run
+  int32_t positions = 0;  // write: kNarrowGroup x the word groups of a tile
+  FastDiv32 div;          // write: runs (positions are interleaved by group)
+  TileDim dim[kMaxTileDims];  // smem_stride: of the run's first byte; stride: global, bytes
+};
+
+struct NarrowParams {
+  NarrowPhase rd, wr;
+  int32_t quad = 0;        // 1: disjoint runs, written by 4x4 transposes in registers (narrow.cu)
+  int32_t pitch = 0;       // bytes per row (16 x chunks + 4: odd in words, see narrow.cu)
+  int32_t raw_pitch = 0;   // bytes per raw row: the envelope of a row, and 16 more
+  int32_t raw_bytes = 0;   // of one raw buffer (two of them lead the shared memory)
+  // Lanes of a warp on one row's chunks (a power of two up to 32; log2): the load walks a row's
+  // envelope, the realignment its chunks (narrow.cu's RowWalk).
+  int32_t raw_lanes_log2 = 0, rd_lanes_log2 = 0;
+  int32_t data_bytes = 0;  // the rows (tile_shape.hpp's narrow_data_bytes); the tables follow
+  // Shared-memory offset of output-run element o from its span's base: o x lin_stride when the
+  // output run's dims are consecutive in shared memory (n_tab == 0), else from a per-block
+  // table of out_run entries built from the n_tab dims below.
+  int32_t lin_stride = 0;
+  int32_t n_tab = 0;
+  int32_t out_run = 0;     // elements of the output run of a full tile
+  int32_t smem_bytes = 0;  // raw buffers, rows, row and span tables, offset table
+  int64_t in_bytes = 0, out_bytes = 0;  // the tensors' sizes: loads never leave them
+  TileDim tab[kMaxTileDims];
+  // The walk over tiles, as TiledParams (no bands); steps in elements.
+  int32_t slot_tile[2] = {1, 1};
+  int32_t n_grid = 0;
+  int64_t num_tiles = 0;
+  GridDim grid[kMaxGridDims];
+};
+
 // FVI-Match-Large / TiledCopy and plain copy: rows of `row_bytes` contiguous bytes in both
 // tensors, cut into chunks of kRowChunkBytes; one warp copies one chunk.
 inline constexpr int64_t kRowChunkBytes = 4096;
@@ -104,5 +161,6 @@ XPOSE_HD uint32_t banded_tile(const TiledParams& p, uint32_t t) {
 
 static_assert(sizeof(TiledParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(RowParams) < 4000, "kernel parameters must stay under 4 KB");
+static_assert(sizeof(NarrowParams) < 4000, "kernel parameters must stay under 4 KB");
 
 }  // namespace xpose::detail

@@ -39,6 +39,14 @@ struct Tuning {
   double grid_dim_instr = 14;       // per thread per tile and grid dimension: 64-bit fast div
   double slot_instr = 14;           // per thread slot per tile: 2 loads, 2 stores, checks
   double row_item_instr = 50;       // per warp item of the row kernel (plus grid_dim_instr/dim)
+  // Narrow kernel (narrow.cu), thread instructions per read position (a 16-byte chunk: table
+  // entry, two loads, the funnel shift, four shared stores), per write position (a span's
+  // entry and alignment) and per word it writes (four gathered bytes), counted from its SASS.
+  double narrow_chunk_instr = 50;
+  double narrow_position_instr = 25;
+  double narrow_word_instr = 14;
+  double narrow_quad_instr = 45;  // per lane of a quad task (4 rows x 4 bytes of columns)
+  int64_t narrow_run_targets_bytes[4] = {64, 128, 256, 512};
   int64_t run_targets_bytes[4] = {128, 256, 512, 1024};  // input/output run targets
   int64_t run_targets_elems[2] = {32, 8};  // small runs: tiles that fit for 1-byte elements
   // cp.async buffers of the tile kernel (elements >= 4 B). Run 6 (docs/perf/cuda-h100.md):
@@ -138,34 +146,25 @@ double issue_time(const DeviceInfo& dev, double thread_instr) {
   return thread_instr / (dev.sms * dev.clock_hz * 128.0 * kTune.issue_efficiency);
 }
 
-// forced_stages: a schema's `stages=` (0: the planner's depth).
-void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, int forced_stages,
-                Choice* c) {
+// The memory side of a tile candidate with `resident` blocks per SM: sets c->grid (the folded
+// grid) and returns DRAM time over latency hiding, load balance and edge-tile fill, with the
+// pieces in `terms`.
+double tile_memory(const Geometry& g, const DeviceInfo& dev, const Tile& T, int resident,
+                   Choice* c, CostTerms* terms) {
   const Problem& p = *g.p;
-  const int log2e = log2_of(p.elem_size);
-  const int threads = c->threads;
-  const int64_t slots = ceil_div(T.volume, threads);
-  // Deeper pipelines only where they cost no resident block, so the model (calibrated on two
-  // buffers) is left as it was: the depth is the kernel's, not a ranking input.
-  const int64_t buffer = buffer_bytes(T.smem_elems, g.esize);
-  c->stages = forced_stages > 0 && log2e >= 2
-                  ? forced_stages
-                  : choose_stages(dev, log2e, threads, buffer, wanted_stages());
-  const int resident = tiled_resident(dev, log2e, threads, buffer * c->stages);
   const int64_t capacity = static_cast<int64_t>(resident) * dev.sms;
   c->grid = static_cast<unsigned>(std::min<int64_t>(T.num_tiles, capacity));
   const double eff_r = run_efficiency(T.in_span * g.esize, T.in_align,
                                       kTune.read_unit, kTune.read_merge);
   const double eff_w = run_efficiency(T.out_span * g.esize, T.out_align,
                                       kTune.write_unit, kTune.write_merge);
-  // Blocks per SM actually busy, each with volume * esize bytes of loads in flight per phase;
-  // a lone block per SM idles its loads at the barriers.
+  // Blocks per SM actually busy, each with volume * esize bytes of loads in flight per phase.
   const double per_sm = std::min<double>(resident, static_cast<double>(c->grid) / dev.sms);
   double mwp = parallelism(dev, per_sm * T.volume * g.esize);
   // A lone small block per SM idles its loads at the barriers; a big block (one per SM by
   // design) keeps the next tile's loads in flight (run 5: big tiles raised the TTLG 15 median
   // from 0.85 to 0.90).
-  if (per_sm < 1.5 && threads <= kTileThreadsSmall) mwp *= 0.75;
+  if (per_sm < 1.5 && c->threads <= kTileThreadsSmall) mwp *= 0.75;
   const double rounds = std::ceil(static_cast<double>(T.num_tiles) / c->grid);
   const double balance = static_cast<double>(T.num_tiles) / (rounds * c->grid);
   const double sm_share = std::min(1.0, static_cast<double>(c->grid) / dev.sms);
@@ -178,21 +177,86 @@ void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, int for
     if (d >= 0)
       fill *= static_cast<double>(p.extent[d]) /
               static_cast<double>(ceil_div(p.extent[d], T.t[d]) * T.t[d]);
-  const double mem = dram_time(dev, p, eff_r, eff_w) / (mwp * balance * sm_share * fill);
+  *terms = {p.bytes() / dev.dram_bytes_per_s, 1 / eff_r, 1 / eff_w, 1 / mwp,
+            1 / (balance * sm_share), 1 / fill, 0, 0, rounds, 0, kTune.launch_s,
+            static_cast<double>(p.bytes()), static_cast<double>(T.in_span * g.esize),
+            static_cast<double>(T.out_span * g.esize), static_cast<double>(g.esize)};
+  return dram_time(dev, p, eff_r, eff_w) / (mwp * balance * sm_share * fill);
+}
+
+// The prediction from the memory time and the compute side (thread instructions, shared-memory
+// wavefronts of the whole run).
+void finish_cost(const DeviceInfo& dev, double mem, double instr, double wavefronts,
+                 CostTerms terms, Choice* c) {
+  const double sm_share = std::min(1.0, static_cast<double>(c->grid) / dev.sms);
+  const double smem = wavefronts / (dev.sms * dev.clock_hz);
+  const double issue = issue_time(dev, instr) / sm_share;
+  c->predicted = kTune.launch_s + std::max({mem, issue, smem});
+  terms.issue_s = issue;
+  terms.smem_s = smem;
+  terms.analytic_s = c->predicted;
+  c->terms = terms;
+}
+
+// forced_stages: a schema's `stages=` (0: the planner's depth).
+void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, int forced_stages,
+                Choice* c) {
+  const int log2e = log2_of(g.esize);
+  const int threads = c->threads;
+  const int64_t slots = ceil_div(T.volume, threads);
+  // Deeper pipelines only where they cost no resident block, so the model (calibrated on two
+  // buffers) is left as it was: the depth is the kernel's, not a ranking input.
+  const int64_t buffer = buffer_bytes(T.smem_elems, g.esize);
+  c->stages = forced_stages > 0 && log2e >= 2
+                  ? forced_stages
+                  : choose_stages(dev, log2e, threads, buffer, wanted_stages());
+  CostTerms terms;
+  const double mem =
+      tile_memory(g, dev, T, tiled_resident(dev, log2e, threads, buffer * c->stages), c, &terms);
   const double instr =
       static_cast<double>(T.num_tiles) * threads *
           (kTune.tile_fixed_instr + kTune.grid_dim_instr * T.n_grid + kTune.slot_instr * slots) +
       static_cast<double>(c->grid) * threads * slots * 2 * 8.0 * T.n_dims;
   const double wavefronts = 2.0 * T.num_tiles * slots * (threads / 32.0) *
                             std::max(1.0, g.esize * 32.0 / 128.0);
-  const double smem = wavefronts / (dev.sms * dev.clock_hz);
-  const double issue = issue_time(dev, instr) / sm_share;
-  c->predicted = kTune.launch_s + std::max({mem, issue, smem});
-  c->terms = {p.bytes() / dev.dram_bytes_per_s, 1 / eff_r, 1 / eff_w, 1 / mwp,
-              1 / (balance * sm_share), 1 / fill, issue, smem, rounds, c->predicted,
-              kTune.launch_s, static_cast<double>(p.bytes()),
-              static_cast<double>(T.in_span * g.esize), static_cast<double>(T.out_span * g.esize),
-              static_cast<double>(g.esize)};
+  finish_cost(dev, mem, instr, wavefronts, terms, c);
+}
+
+// Blocks of the narrow kernel resident on one SM: its registers (two blocks at least, its launch
+// bounds), threads and the tile's shared memory with the tables.
+int narrow_resident(const DeviceInfo& dev, int64_t smem) {
+  const int regs = (dev.narrow_regs > 0 ? dev.narrow_regs : 128) + 7;
+  int r = std::min(dev.regs_per_sm / (regs / 8 * 8 * kNarrowThreads),
+                   dev.max_threads_per_sm / kNarrowThreads);
+  r = std::min<int64_t>(r, dev.smem_per_sm / (smem + 1024));
+  return std::clamp(r, 1, 32);
+}
+
+void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice* c) {
+  c->threads = kNarrowThreads;
+  c->stages = 1;
+  c->narrow = true;
+  CostTerms terms;
+  const double mem = tile_memory(g, dev, T, narrow_resident(dev, T.smem_bytes), c, &terms);
+  const int64_t rows = T.volume / T.in_run, spans = T.volume / T.out_run;
+  const int64_t chunks = rows * ceil_div(T.in_run * g.esize, kNarrowChunk);
+  const int64_t per_span = ceil_div(T.out_run * g.esize + 31, kNarrowWord);
+  const int64_t words = spans * per_span;
+  const int64_t positions = spans * kNarrowGroup * ceil_div(per_span, kNarrowGroup * kNarrowWords);
+  // Disjoint runs: one lane per 4 rows x one shared-memory word of columns (31 of 32 lanes
+  // store); others gather word by word.
+  const double lane_blocks = (T.out_run / 4.0 + 1) * ceil_div(T.in_run * g.esize, 4) * 32 / 31;
+  const double write = !T.overlap ? lane_blocks * kTune.narrow_quad_instr
+                                  : positions * kTune.narrow_position_instr +
+                                        words * kTune.narrow_word_instr * (g.esize == 2 ? 0.6 : 1);
+  const double per_tile = chunks * kTune.narrow_chunk_instr + write +
+                          kNarrowThreads * (kTune.tile_fixed_instr + kTune.grid_dim_instr * T.n_grid);
+  const double instr = static_cast<double>(T.num_tiles) * per_tile +
+                       static_cast<double>(c->grid) * (rows + spans) * 8.0 * T.n_dims;
+  // Per chunk four 4-byte stores (4-way: eight banks per warp), per word one load per element.
+  const double wavefronts =
+      static_cast<double>(T.num_tiles) * (chunks * 4.0 * 4.0 + words * 4.0 / g.esize) / 32.0;
+  finish_cost(dev, mem, instr, wavefronts, terms, c);
 }
 
 // Alignment (bytes, gcd with 128) of the output rows' starts.
@@ -245,7 +309,7 @@ struct RunOptions {
 // For each target, the first dim where the run reaches it, blocked evenly; plus whole-dimension
 // runs.
 void run_options(const int64_t* ext, int rank, const int64_t* targets, int n_targets,
-                 bool whole_dims, RunOptions* out) {
+                 bool whole_dims, int64_t max_volume, RunOptions* out) {
   const auto add = [&](int d, int64_t t) {
     for (int i = 0; i < out->n; ++i)
       if (out->at[i].first == d && out->at[i].second == t) return;
@@ -262,7 +326,7 @@ void run_options(const int64_t* ext, int rank, const int64_t* targets, int n_tar
   }
   if (!whole_dims) return;
   int64_t before = 1;
-  for (int d = 0; d < rank && before * ext[d] <= kMaxTileVolume / 2; before *= ext[d++])
+  for (int d = 0; d < rank && before * ext[d] <= max_volume / 2; before *= ext[d++])
     if (before * ext[d] >= 16 && before <= 1024) add(d, ext[d]);
 }
 
@@ -282,11 +346,17 @@ template <class Sink>
 int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req, Sink& sink,
                   bool last_resort = false) {
   const Problem& p = *g.p;
+  // Elements of 1 and 2 bytes stage their tiles in the narrow kernel, the others in tiled.cu.
+  const bool narrow = g.esize <= 2;
   int64_t in_targets[kRunTargets], out_targets[kRunTargets];
   int n_in = 0;
-  for (const int64_t b : kTune.run_targets_bytes)
-    in_targets[n_in++] = std::max<int64_t>(1, b / g.esize);
-  for (const int64_t e : kTune.run_targets_elems) in_targets[n_in++] = e;
+  if (narrow) {
+    for (const int64_t b : kTune.narrow_run_targets_bytes) in_targets[n_in++] = b / g.esize;
+  } else {
+    for (const int64_t b : kTune.run_targets_bytes)
+      in_targets[n_in++] = std::max<int64_t>(1, b / g.esize);
+    for (const int64_t e : kTune.run_targets_elems) in_targets[n_in++] = e;
+  }
   int n_out = n_in;
   std::copy(in_targets, in_targets + n_in, out_targets);
   const bool forced_in = req && req->in_run > 0, forced_out = req && req->out_run > 0;
@@ -296,29 +366,37 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     in_targets[0] = out_targets[0] = 1;
     n_in = n_out = 1;
   }
-  const bool big = !(req && req->threads > 0 && req->threads <= kTileThreadsSmall);
+  const TileKind kind = narrow ? TileKind::Narrow
+                        : req && req->threads > 0 && req->threads <= kTileThreadsSmall
+                            ? TileKind::Small
+                            : TileKind::Big;
+  const int64_t max_volume = max_tile_volume(kind, g.esize);
   int64_t out_ext[kMaxRank];
   for (int j = 0; j < p.rank; ++j) out_ext[j] = p.extent[p.perm[j]];
   RunOptions ins, outs;
-  run_options(p.extent.data(), p.rank, in_targets, n_in, !forced_in, &ins);
-  run_options(out_ext, p.rank, out_targets, n_out, !forced_out, &outs);
+  run_options(p.extent.data(), p.rank, in_targets, n_in, !forced_in, max_volume, &ins);
+  run_options(out_ext, p.rank, out_targets, n_out, !forced_out, max_volume, &outs);
   int count = 0;
   Tile T;
   for (int i = 0; i < ins.n; ++i) {
     const auto [a, ta] = ins.at[i];
     for (int j = 0; j < outs.n; ++j) {
       const auto [c, tc] = outs.at[j];
-      if (!make_tile(g, a, ta, c, tc, &T, big)) continue;
+      if (!make_tile(g, a, ta, c, tc, &T, kind)) continue;
       Choice ch;
       ch.schema = classify(p, T);
       if (!allowed(req, ch.schema)) continue;
       ch.a = a, ch.ta = ta, ch.c = c, ch.tc = tc;
-      ch.threads = req && req->threads ? req->threads : default_threads(T.volume);
-      if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
       ch.in_run = T.in_run, ch.out_run = T.out_run;
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
-      cost_tiled(g, dev, T, req ? req->stages : 0, &ch);
-      if (req) ch.band = req->band;
+      if (narrow) {
+        cost_narrow(g, dev, T, &ch);
+      } else {
+        ch.threads = req && req->threads ? req->threads : default_threads(T.volume);
+        if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
+        cost_tiled(g, dev, T, req ? req->stages : 0, &ch);
+        if (req) ch.band = req->band;
+      }
       sink(ch);
       ++count;
     }
@@ -353,7 +431,9 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
 // The regression that ranks the candidates of `p` on `dev`: the device's, when asked for and p's
 // size lies in its calibrated range; null: the analytic model ranks.
 const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool use_regression) {
-  const Regression* model = use_regression ? process_models().find(dev.arch) : nullptr;
+  // The regression was fitted on the classic tile kernel: narrow tiles rank by the analytic model.
+  const Regression* model =
+      use_regression && p.elem_size > 2 ? process_models().find(dev.arch) : nullptr;
   return model && model->covers(static_cast<double>(p.bytes())) ? model : nullptr;
 }
 
@@ -485,29 +565,7 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     if (T.t[k] > 1) tp.in[tp.n_in++] = tile_dim(k, g.s_in[k]);
   for (int j = 0; j < p.rank; ++j)
     if (T.t[p.perm[j]] > 1) tp.out[tp.n_out++] = tile_dim(p.perm[j], g.s_out[p.perm[j]]);
-  // Walk order of the tiles (fastest first): the output run's blocked dim, then the input run's,
-  // then the rest in output order, so that the tiles sharing a partial sector of a run (odd
-  // extents) run at about the same time and the sector is completed in L2, not evicted half
-  // written; with input order, such neighbours of a 17^6 transpose ran 2600 tiles (80 MB)
-  // apart (docs/perf/cuda-h100.md, run 5).
-  int order[kMaxRank];
-  int n_order = 0;
-  for (const int s : {1, 0})
-    if (T.blocked[s] >= 0) order[n_order++] = T.blocked[s];
-  for (int j = 0; j < p.rank; ++j)
-    if (p.perm[j] != T.blocked[0] && p.perm[j] != T.blocked[1]) order[n_order++] = p.perm[j];
-  for (int i = 0; i < n_order; ++i) {
-    const int k = order[i];
-    const int64_t nb = ceil_div(p.extent[k], T.t[k]);
-    if (nb <= 1) continue;
-    GridDim& gd = tp.grid[tp.n_grid++];
-    gd.count = FastDiv64::make(static_cast<uint64_t>(nb));
-    gd.in_step = T.t[k] * g.s_in[k];
-    gd.out_step = T.t[k] * g.s_out[k];
-    gd.extent = p.extent[k];
-    gd.tile = static_cast<int32_t>(T.t[k]);
-    gd.slot = slot[k];
-  }
+  tp.n_grid = walk_grid(g, T, slot, tp.grid);
   if (c.band > 1 && tp.n_grid >= 2 && tp.grid[0].count.d > static_cast<uint64_t>(c.band) &&
       tp.num_tiles < INT32_MAX) {
     const auto g0 = static_cast<uint32_t>(tp.grid[0].count.d);
@@ -541,6 +599,10 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   if (is_rows(c.schema)) {
     spec->rows = RowParams{};  // the union's member in use from here on
     build_rows(p, &spec->rows);
+  } else if (c.narrow) {
+    spec->narrow = NarrowParams{};
+    build_narrow(p, c, &spec->narrow);
+    spec->smem_bytes = static_cast<unsigned>(spec->narrow.smem_bytes);
   } else {
     spec->tiled = TiledParams{};
     build_tiled(p, c, spec);
@@ -556,7 +618,7 @@ std::string summarize(const Problem& p, const Choice& c) {
   } else {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +
          " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads) +
-         " S=" + std::to_string(c.stages);
+         (c.narrow ? std::string(" narrow") : " S=" + std::to_string(c.stages));
     if (c.band > 0) s += " band=" + std::to_string(c.band);
   }
   s += " grid=" + std::to_string(c.grid) + " " + std::to_string(p.elem_size) + "B";

@@ -50,6 +50,7 @@ struct Choice {
   int threads = 0;
   int stages = 1;  // shared-memory buffers (cp.async pipeline depth for elements >= 4 bytes)
   int band = 0;    // V1BF band width (tiles) of the tile walk; 0: plain order (params.hpp)
+  bool narrow = false;  // the tile runs in narrow.cu (elements of 1 and 2 bytes), not tiled.cu
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
   unsigned grid = 0;
@@ -80,11 +81,14 @@ struct KernelSpec {
   unsigned smem_bytes = 0;
   // The block of the choice's kernel only (a plan keeps one spec per view: ~1.3 KB less each).
   union {
-    TiledParams tiled;  // tiled kernels
-    RowParams rows;     // Copy, Rows
+    TiledParams tiled;    // tiled kernels
+    RowParams rows;       // Copy, Rows
+    NarrowParams narrow;  // tiled kernels of choice.narrow
   };
 };
 void build_spec(const Problem& p, const Choice& c, KernelSpec* spec);
+// The narrow kernel's block of a tile choice (narrow_plan.cpp).
+void build_narrow(const Problem& p, const Choice& c, NarrowParams* np);
 
 // One line, no commas: "tiled in=32 out=32 tile=1024 T=256 S=3 grid=528 8B".
 std::string summarize(const Problem& p, const Choice& c);

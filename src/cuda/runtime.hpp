@@ -27,6 +27,7 @@ struct DeviceInfo {
   double clock_hz = 0;          // SM clock
   double dram_bytes_per_s = 0;  // peak: 2 * memory clock * bus width
   int tiled_regs[5] = {};       // registers per thread of the tiled kernel, by log2(elem size)
+  int narrow_regs = 0;          // registers per thread of the narrow kernel
 };
 
 // The device's properties (nullptr only if the query fails; `why` then says why).
@@ -47,6 +48,11 @@ xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, voi
 // Per device, once (the device current): registers per thread of the tiled kernel for each
 // element size (cudaFuncGetAttributes), and its shared-memory opt-in for big tiles.
 void tiled_kernel_regs(int regs[5]);
+// The narrow kernel (elements of `elem_size` 1 or 2 bytes; any pointers): enqueue only.
+xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* in, void* out,
+                             void* stream, unsigned grid);
+// Per device, once: the narrow kernel's shared-memory opt-in; returns its registers per thread.
+int narrow_kernel_setup();
 
 // Makes `ordinal` current for the scope of a launch and restores the caller's device after.
 class DeviceGuard {

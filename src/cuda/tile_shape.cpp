@@ -17,16 +17,27 @@ int64_t padded_pitch(int64_t run, int esize) {
 
 // Tiles of more than kElemsPerThread * kTileThreadsSmall elements take blocks of more than
 // kTileThreadsSmall threads, one block per SM (big tiles, up to kMaxTileVolume elements and
-// kMaxTileSmemBytes per buffer). A forced thread count of kTileThreadsSmall or less (`big`
-// false) keeps the tile within what those threads cover.
-bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* tile, bool big) {
+// kMaxTileSmemBytes per buffer). A forced thread count of kTileThreadsSmall or less (`Small`)
+// keeps the tile within what those threads cover. Narrow tiles hold up to kNarrowTileBytes of
+// data, whatever the threads.
+int64_t max_tile_volume(TileKind kind, int esize) {
+  switch (kind) {
+    case TileKind::Small: return kElemsPerThread * kTileThreadsSmall;
+    case TileKind::Big: return kMaxTileVolume;
+    case TileKind::Narrow: return kNarrowTileBytes / esize;
+  }
+  return 0;
+}
+
+bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* tile,
+               TileKind kind) {
   const Problem& p = *g.p;
   Tile& T = *tile;
   // One pass over the dims: the tile extent is the larger of the two runs' (input dims 0..a-1
   // and output dims 0..c-1 whole, dim a by ta, output dim c by tc, 1 elsewhere), and everything
   // that is a product or a count over dims. Locals, not T's fields, so they stay in registers;
   // only the (at most two) blocked dims need a division.
-  const int64_t max_volume = big ? kMaxTileVolume : kElemsPerThread * kTileThreadsSmall;
+  const int64_t max_volume = max_tile_volume(kind, g.esize);
   int64_t volume = 1, num_tiles = 1, in_run = 1, out_run = 1;
   int n_dims = 0, n_grid = 0;
   bool overlap = false;
@@ -74,9 +85,46 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
   T.in_align = T.out_align = 128;
   spans([](int j) { return j; }, g.s_in, g.in_tail_align, &T.in_span, &T.in_align);
   spans([&](int j) { return p.perm[j]; }, g.s_out, g.out_tail_align, &T.out_span, &T.out_align);
+  const int64_t rows = T.volume / T.in_run;
+  if (kind == TileKind::Narrow) {
+    // Two raw buffers, the rows, a row table and a span table of 16 bytes an entry, then a
+    // column table (quads: 16 bytes a span) or a 2-byte offset per output-run element.
+    T.pitch = narrow_pitch(T.in_run * g.esize);
+    T.smem_elems = 0;
+    T.smem_bytes = 2 * rows * narrow_raw_pitch(T.in_run * g.esize) +
+                   narrow_data_bytes(rows, T.pitch, !T.overlap) +
+                   16 * (rows + T.volume / T.out_run) +
+                   (T.overlap ? ceil_div(2 * T.out_run, 16) * 16 : 16 * (T.volume / T.out_run));
+    return T.smem_bytes <= kNarrowMaxSmemBytes;
+  }
   T.pitch = padded_pitch(T.in_run, g.esize);
-  T.smem_elems = T.pitch * (T.volume / T.in_run);
-  return T.smem_elems * g.esize <= (big ? kMaxTileSmemBytes : 24 * 1024);
+  T.smem_elems = T.pitch * rows;
+  T.smem_bytes = T.smem_elems * g.esize;
+  return T.smem_bytes <= (kind == TileKind::Big ? kMaxTileSmemBytes : 24 * 1024);
+}
+
+int walk_grid(const Geometry& g, const Tile& T, const int* slot, GridDim* grid) {
+  const Problem& p = *g.p;
+  int order[kMaxRank];
+  int n_order = 0;
+  for (const int s : {1, 0})
+    if (T.blocked[s] >= 0) order[n_order++] = T.blocked[s];
+  for (int j = 0; j < p.rank; ++j)
+    if (p.perm[j] != T.blocked[0] && p.perm[j] != T.blocked[1]) order[n_order++] = p.perm[j];
+  int n = 0;
+  for (int i = 0; i < n_order; ++i) {
+    const int k = order[i];
+    const int64_t nb = ceil_div(p.extent[k], T.t[k]);
+    if (nb <= 1) continue;
+    GridDim& gd = grid[n++];
+    gd.count = FastDiv64::make(static_cast<uint64_t>(nb));
+    gd.in_step = T.t[k] * g.s_in[k];
+    gd.out_step = T.t[k] * g.s_out[k];
+    gd.extent = p.extent[k];
+    gd.tile = static_cast<int32_t>(T.t[k]);
+    gd.slot = slot[k];
+  }
+  return n;
 }
 
 Geometry geometry(const Problem& p) {

@@ -40,13 +40,39 @@ struct Tile {
   int n_dims = 0, n_grid = 0;
   int64_t volume = 1, num_tiles = 1, in_span = 1, out_span = 1, in_run = 1, out_run = 1;
   int64_t in_align = 128, out_align = 128;  // bytes: gcd of the spans' start offsets and 128
-  int64_t smem_elems = 0, pitch = 0;
+  int64_t smem_elems = 0, pitch = 0;  // classic tiles: elements; narrow tiles: pitch in bytes
+  int64_t smem_bytes = 0;             // what a block's tile buffer (and tables) take
   bool overlap = false;
 };
+
+// Which kernel stages the tile: tiled.cu in blocks of up to kTileThreadsSmall threads (`Small`)
+// or more (`Big`), or narrow.cu (elements of 1 and 2 bytes, params.hpp's NarrowParams).
+enum class TileKind { Small, Big, Narrow };
 
 // The tile of input run (input dims 0..a-1 whole, dim a by ta) and output run (output dims
 // 0..c-1 whole, output dim c by tc); false when it does not fit (tile_shape.cpp).
 bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* tile,
-               bool big = true);
+               TileKind kind = TileKind::Big);
+
+// Tile volume (elements) a kind allows, and the narrow kernel's row pitch (bytes) for an input
+// run of `run_bytes`: whole 16-byte chunks and 4 bytes more, an odd number of words (narrow.cu).
+int64_t max_tile_volume(TileKind kind, int esize);
+inline int64_t narrow_pitch(int64_t run_bytes) { return ceil_div(run_bytes, 16) * 16 + 4; }
+// The raw copy of a row of `run_bytes` (narrow.cu): its 16-byte envelope at any shift, and the
+// 16 bytes a realigned last chunk reads past it.
+inline int64_t narrow_raw_pitch(int64_t run_bytes) { return ceil_div(run_bytes + 15, 16) * 16 + 16; }
+// Bytes of the narrow kernel's rows, a multiple of 16: with quads (disjoint runs) a word of skew
+// every four rows, and 8 rows more that the last blocks of four may read.
+inline int64_t narrow_data_bytes(int64_t rows, int64_t pitch, bool quad) {
+  const int64_t r = quad ? rows + 8 : rows;
+  return ceil_div(r * pitch + (quad ? 4 * (r / 4) : 0), 16) * 16;
+}
+
+// The grid of tiles in walk order (fastest first): the output run's blocked dim, then the input
+// run's, then the other dims in output order, so that tiles sharing a partial 32-byte sector of
+// a run (odd extents) run close in time and the sector is completed in L2, not evicted half
+// written (docs/perf/cuda-h100.md, run 5). `slot[k]`: the blocked slot of dim k, or -1. Steps in
+// elements. Returns the number of grid dims written to `grid`.
+int walk_grid(const Geometry& g, const Tile& T, const int* slot, GridDim* grid);
 
 }  // namespace xpose::detail::cuda_tile

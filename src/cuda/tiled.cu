@@ -21,6 +21,7 @@
 #include "core/status.hpp"
 #include "cuda/elem_types.cuh"
 #include "cuda/runtime.hpp"
+#include "cuda/tile_walk.cuh"
 
 namespace xpose::detail {
 namespace {
@@ -40,57 +41,19 @@ __device__ __forceinline__ void decode_positions(const TileDim* dims, int n, int
 #pragma unroll
   for (int e = 0; e < kElemsPerThread; ++e) {
     const uint32_t idx = threadIdx.x + static_cast<uint32_t>(e) * blockDim.x;
-    Off g = 0;
-    int32_t s = 0;
-    uint32_t c01 = kNoSlot;
-    if (idx < static_cast<uint32_t>(volume)) {
-      uint32_t rest = idx, c0 = 0, c1 = 0;
-      for (int k = 0; k < n; ++k) {
-        const uint32_t q = dims[k].extent.div(rest);
-        const uint32_t c = rest - q * dims[k].extent.d;
-        rest = q;
-        g += static_cast<Off>(c) * static_cast<Off>(dims[k].stride);
-        s += static_cast<int32_t>(c) * dims[k].smem_stride;
-        if (dims[k].slot == 0) c0 = c;
-        if (dims[k].slot == 1) c1 = c;
-      }
-      c01 = c0 | (c1 << 16);
-    }
-    pos.global[e] = g;
-    pos.shared[e] = s;
-    pos.coord[e] = c01;
+    Decoded<Off> d;
+    d.coord = kNoSlot;
+    if (idx < static_cast<uint32_t>(volume)) d = decode_index<Off>(dims, n, idx);
+    pos.global[e] = d.global;
+    pos.shared[e] = d.shared;
+    pos.coord[e] = d.coord;
   }
 }
-
-struct TileBase {
-  int64_t in = 0, out = 0;
-  uint32_t lim0 = 0, lim1 = 0;
-};
 
 __device__ __forceinline__ TileBase decode_tile(const TiledParams& p, int64_t tile) {
-  TileBase b;
-  b.lim0 = static_cast<uint32_t>(p.slot_tile[0]);
-  b.lim1 = static_cast<uint32_t>(p.slot_tile[1]);
   uint64_t rest = static_cast<uint64_t>(tile);
   if (p.band_w.d > 1) rest = banded_tile(p, static_cast<uint32_t>(rest));
-  for (int k = 0; k < p.n_grid; ++k) {
-    const GridDim& g = p.grid[k];
-    const uint64_t q = g.count.div(rest);
-    const int64_t c = static_cast<int64_t>(rest - q * g.count.d);
-    rest = q;
-    b.in += c * g.in_step;
-    b.out += c * g.out_step;
-    if (g.slot >= 0) {
-      const int64_t left = g.extent - c * g.tile;
-      const uint32_t lim = static_cast<uint32_t>(left < g.tile ? left : g.tile);
-      if (g.slot == 0) b.lim0 = lim; else b.lim1 = lim;
-    }
-  }
-  return b;
-}
-
-__device__ __forceinline__ bool inside(uint32_t coord, const TileBase& b) {
-  return (coord & 0xFFFFu) < b.lim0 && (coord >> 16) < b.lim1;
+  return walk_tile(p.grid, p.n_grid, p.slot_tile, rest);
 }
 
 // An element in pieces of 2^Piece bytes (Piece < log2 of its size: its address need only be a

@@ -95,6 +95,14 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     KernelSpec spec;
     build_spec(p, c[0], &spec);
     if (c[0].schema == Schema::Copy || c[0].schema == Schema::Rows) continue;
+    EXPECT_EQ(c[0].narrow, es <= 2) << summarize(p, c[0]);
+    if (c[0].narrow) {  // narrow tiles: their shared memory with tables, no opt-in
+      EXPECT_LE(spec.smem_bytes, unsigned(kNarrowMaxSmemBytes));
+      EXPECT_LE(int64_t{spec.narrow.data_bytes}, spec.smem_bytes);
+      EXPECT_LE(c[0].tile_volume * int64_t(es), kNarrowTileBytes);
+      EXPECT_GE(spec.choice.grid, 1u);
+      continue;
+    }
     // kMaxTileStages buffers at most (160 KB), within the H100's 227 KB per block, and as
     // many buffers as the kernel's pipeline uses (one through registers below 4 bytes).
     EXPECT_LE(spec.smem_bytes, unsigned(kMaxTileStages) * kMaxTileSmemBytes);

@@ -1,0 +1,455 @@
+// The tile kernel for narrow elements (1 and 2 bytes): the tile of the planner (input run x
+// output run) with both of its sides moved in wide, aligned accesses at any extent and pointer
+// (params.hpp, NarrowParams). Moving one narrow element per access, as tiled.cu does, left each
+// load with 1-2 bytes in flight and ran 1- and 2-byte transposes at 0.25-0.33 of a copy.
+//
+// Per block, once: tables in shared memory give each row (input run) its global offset and
+// blocked-slot coordinates, each span (output run) its global offset, shared-memory base and
+// coordinates, and, where the output run is not evenly spaced in shared memory, each output-run
+// element its shared-memory offset. Per tile:
+// - load: the aligned 16-byte chunks that cover each row go by cp.async into a raw buffer (two
+//   buffers, so the next tile's loads are in flight during this tile's work); bytes of a chunk
+//   outside the tensor are left out;
+// - realign: 16-byte chunks of the raw rows, shifted to the row's start (bytes.cuh), are stored
+//   into the rows;
+// - write, disjoint runs (`tiled`: the rows are the output run's positions, the spans are the
+//   input run's positions, i.e. columns): a lane takes 4 rows x one shared-memory word of
+//   columns and the 4 rows before them, transposes both 4x4-byte blocks (2x2 halfwords) with
+//   byte permutes, and funnel-shifts each column's bytes to the column's own output alignment,
+//   storing whole aligned words (write_quads); the partial words at the spans' ends follow, a
+//   thread each (write_quad_ends). Rows are skewed by a word every four rows, so the 32 lanes'
+//   four-row blocks meet in 32 distinct banks.
+// - write, other tiles: a position is four aligned 4-byte words of a span, kNarrowGroup words
+//   apart; each word's elements are gathered from the rows (bytes or halfwords, at evenly
+//   spaced offsets or from the table) and stored whole, or element by element at the span's
+//   ends (write_gathered). Eight positions of one span sit side by side in a warp (a sector).
+#include <cuda_runtime.h>
+
+#include "cuda/bytes.cuh"
+#include "cuda/elem_types.cuh"
+#include "cuda/runtime.hpp"
+#include "cuda/tile_walk.cuh"
+
+namespace xpose::detail {
+namespace {
+
+struct RowEntry {
+  int64_t global;
+  uint32_t coord;
+  int32_t pad;
+};
+
+struct SpanEntry {
+  int64_t global;
+  uint32_t coord;
+  int32_t shared;
+};
+
+constexpr int kWarps = kNarrowThreads / 32;
+
+// Bytes of a run of this tile: the full run, or as far as its blocked last dim reaches.
+__device__ __forceinline__ int run_bytes(const NarrowPhase& ph, const TileBase& b) {
+  if (ph.slot < 0) return ph.full;
+  return ph.unit * static_cast<int>(ph.slot == 0 ? b.lim0 : b.lim1);
+}
+
+// Write phases (NarrowParams::quad and n_tab).
+enum class Write { Quads, Evenly, Table };
+
+// Shared-memory offset of row r: with quads, one word of skew every four rows.
+template <Write W>
+__device__ __forceinline__ int row_base(const NarrowParams& p, int r) {
+  return r * p.pitch + (W == Write::Quads ? 4 * (r >> 2) : 0);
+}
+
+// Rows of a tile for a warp, with `lanes` (a power of two, <= 32) lanes on each row's chunks:
+// rows first_row(), + rows_step(), ..., row r at lane / lanes, chunk lane % lanes (+ lanes ...).
+// Short rows share a warp, and nothing divides.
+struct RowWalk {
+  int lanes_log2, row, chunk, step;
+  __device__ __forceinline__ explicit RowWalk(int log2) : lanes_log2(log2) {
+    const int lane = threadIdx.x & 31;
+    row = (threadIdx.x >> 5 << (5 - log2)) + (lane >> log2);
+    chunk = lane & ((1 << log2) - 1);
+    step = kWarps << (5 - log2);
+  }
+};
+
+// Starts the loads of a tile's rows into `raw`: row r at r x raw_pitch holds the aligned
+// 16-byte chunks that cover it (from the boundary at or before its first byte), each moved by
+// one thread with cp.async and committed as one group. Chunks that reach outside [in, in_end)
+// (the tensor's two ends) move their bytes inside it one by one.
+__device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* in,
+                                          const uint8_t* in_end, int64_t tile_in,
+                                          const RowEntry* rows, const TileBase& b, uint8_t* raw) {
+  const int len = run_bytes(p.rd, b);
+  const uint8_t* tile = in + tile_in;
+  const RowWalk w(p.raw_lanes_log2);
+  for (int r = w.row; r < p.rd.runs; r += w.step) {
+    const RowEntry e = rows[r];
+    const uint8_t* first = tile + e.global;
+    const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
+    if (!inside(e.coord, b)) continue;
+    first -= shift;
+    uint8_t* row = raw + r * p.raw_pitch;
+    for (int at = w.chunk * kNarrowChunk; at < shift + len; at += kNarrowChunk << w.lanes_log2) {
+      const uint8_t* src = first + at;
+      if (src >= in && src + kNarrowChunk <= in_end) {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                         static_cast<unsigned>(__cvta_generic_to_shared(row + at))),
+                     "l"(src));
+      } else {
+        for (int j = 0; j < kNarrowChunk; ++j)
+          if (src + j >= in && src + j < in_end) row[at + j] = src[j];
+      }
+    }
+  }
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+
+// Each row's bytes from its start, out of the raw copy: 16-byte chunks through two aligned
+// loads and a funnel shift. Lanes hold consecutive chunks of a row, 16 bytes apart: four banks
+// of 32 per 4-byte store, so each group of eight lanes stores its words in another order
+// (rotated by lane / 8) and the four groups' stores meet in distinct banks.
+template <Write W>
+__device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_t* in,
+                                             int64_t tile_in, const RowEntry* rows,
+                                             const TileBase& b, const uint8_t* raw,
+                                             uint8_t* data) {
+  const int len = run_bytes(p.rd, b);
+  const uintptr_t tile = reinterpret_cast<uintptr_t>(in) + tile_in;
+  const int rot = (threadIdx.x >> 3) & 3;  // y_j = word (j + rot) & 3
+  const RowWalk w(p.rd_lanes_log2);
+  for (int r = w.row; r < p.rd.runs; r += w.step) {
+    const RowEntry e = rows[r];
+    if (!inside(e.coord, b)) continue;
+    const int shift = static_cast<int>((tile + e.global) & 15);
+    const uint8_t* src = raw + r * p.raw_pitch;
+    uint8_t* dst = data + row_base<W>(p, r);
+    for (int at = w.chunk * kNarrowChunk; at < len; at += kNarrowChunk << w.lanes_log2) {
+      const uint4* c = reinterpret_cast<const uint4*>(src + at);
+      const uint4 v = realign16(c[0], c[1], shift);
+      uint32_t y0 = v.x, y1 = v.y, y2 = v.z, y3 = v.w;
+      if (rot & 1) {
+        const uint32_t t = y0;
+        y0 = y1, y1 = y2, y2 = y3, y3 = t;
+      }
+      if (rot & 2) {
+        const uint32_t t0 = y0, t1 = y1;
+        y0 = y2, y1 = y3, y2 = t0, y3 = t1;
+      }
+      uint32_t* d = reinterpret_cast<uint32_t*>(dst + at);  // 4-byte aligned rows
+      d[rot] = y0, d[(rot + 1) & 3] = y1, d[(rot + 2) & 3] = y2, d[(rot + 3) & 3] = y3;
+    }
+  }
+}
+
+// A column of a quad tile (disjoint runs) in this tile: its destination rounded down to a word
+// (an offset from the tile's output base) and how far past that word its span starts.
+struct ColumnEntry {
+  int64_t word;
+  int32_t tau;
+  int32_t pad;
+};
+
+// The columns' entries of this tile, a thread a column (write_quads reads four per group).
+__device__ __forceinline__ void place_columns(const NarrowParams& p, const uint8_t* base,
+                                              const SpanEntry* spans, ColumnEntry* columns) {
+  const uint32_t lo = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(base));
+  for (int c = threadIdx.x; c < p.wr.runs; c += kNarrowThreads) {
+    const int64_t off = spans[c].global;
+    const int tau = static_cast<int>((lo + static_cast<uint32_t>(off)) & 3u);
+    columns[c] = {off - tau, tau, 0};
+  }
+}
+
+// The whole aligned words of the quads of a tile with disjoint runs (see the top of this file).
+// A warp takes a word of columns (4 / ES of them) at a time and, per lane, kBlocks four-row
+// blocks and the block before them (32 lanes side by side).
+template <int ES>
+__device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* base,
+                                            const uint8_t* data, const ColumnEntry* columns,
+                                            const TileBase& b) {
+  constexpr int kCols = 4 / ES, kBlocks = 2 / ES, kWords = kBlocks * ES;  // 8 bytes a column
+  const int cols = run_bytes(p.rd, b) / ES;  // valid input-run positions
+  const int bytes = run_bytes(p.wr, b);      // valid bytes of each column's span
+  const int units = (bytes + 4 * kWords - 1) / (4 * kWords);  // lanes' worth of blocks
+  const int groups = (cols + kCols - 1) / kCols;
+  const int step = 4 * (p.pitch + 1);  // four rows and their skew
+  for (int g = threadIdx.x >> 5; g < groups; g += kWarps) {
+    uint8_t* dst[kCols];
+    int shift[kCols], tau[kCols];
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {  // the table has an entry for every span of a full tile
+      const ColumnEntry e = columns[kCols * g + c < p.wr.runs ? kCols * g + c : 0];
+      dst[c] = kCols * g + c < cols ? base + e.word : nullptr;
+      tau[c] = e.tau;
+      shift[c] = 8 * (4 - e.tau);
+    }
+    for (int unit = threadIdx.x & 31; unit < units; unit += 32) {
+      const int blk = unit * kBlocks;
+      const uint8_t* cur = data + blk * step + 4 * g;
+      const uint8_t* prv = blk > 0 ? cur - step : cur;
+      // r[j]: rows 4 blk + j (kBlocks blocks); q: the block before, all four rows for one-byte
+      // elements (a 4x4 transpose), the last two for two-byte ones (the word a column needs).
+      uint32_t r[4 * kBlocks], q[4];
+#pragma unroll
+      for (int j = 0; j < 4 * kBlocks; ++j)
+        r[j] = *reinterpret_cast<const uint32_t*>(cur + (j >> 2) * step + (j & 3) * p.pitch);
+#pragma unroll
+      for (int j = ES == 1 ? 0 : 2; j < 4; ++j)
+        q[j] = *reinterpret_cast<const uint32_t*>(prv + j * p.pitch);
+      // v[c][w]: column c's words over the kBlocks blocks; u[c]: its word before them.
+      uint32_t v[kCols][kWords], u[kCols];
+#pragma unroll
+      for (int k = 0; k < kBlocks; ++k) {
+        const uint32_t* x = r + 4 * k;
+        if constexpr (ES == 1) {
+          const uint32_t lo01 = __byte_perm(x[0], x[1], 0x5140), hi01 = __byte_perm(x[0], x[1], 0x7362);
+          const uint32_t lo23 = __byte_perm(x[2], x[3], 0x5140), hi23 = __byte_perm(x[2], x[3], 0x7362);
+          v[0][k] = __byte_perm(lo01, lo23, 0x5410), v[1][k] = __byte_perm(lo01, lo23, 0x7632);
+          v[2][k] = __byte_perm(hi01, hi23, 0x5410), v[3][k] = __byte_perm(hi01, hi23, 0x7632);
+        } else {
+          v[0][2 * k] = __byte_perm(x[0], x[1], 0x5410), v[0][2 * k + 1] = __byte_perm(x[2], x[3], 0x5410);
+          v[1][2 * k] = __byte_perm(x[0], x[1], 0x7632), v[1][2 * k + 1] = __byte_perm(x[2], x[3], 0x7632);
+        }
+      }
+      if constexpr (ES == 1) {
+        const uint32_t lo01 = __byte_perm(q[0], q[1], 0x5140), hi01 = __byte_perm(q[0], q[1], 0x7362);
+        const uint32_t lo23 = __byte_perm(q[2], q[3], 0x5140), hi23 = __byte_perm(q[2], q[3], 0x7362);
+        u[0] = __byte_perm(lo01, lo23, 0x5410), u[1] = __byte_perm(lo01, lo23, 0x7632);
+        u[2] = __byte_perm(hi01, hi23, 0x5410), u[3] = __byte_perm(hi01, hi23, 0x7632);
+      } else {
+        u[0] = __byte_perm(q[2], q[3], 0x5410), u[1] = __byte_perm(q[2], q[3], 0x7632);
+      }
+      // Words of span bytes [4 ES blk + 4 w - tau, + 4); only whole ones (write_quad_ends),
+      // as predicated stores: away from the span's ends, all of them.
+      const int first = 4 * ES * blk;
+      const bool interior = first >= 3 && first + 4 * kWords <= bytes;
+#pragma unroll
+      for (int c = 0; c < kCols; ++c)
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) {
+          const int lo = first + 4 * w - tau[c];
+          const bool whole = dst[c] && (interior || (lo >= 0 && lo + 4 <= bytes));
+          const uint32_t word = __funnelshift_rc(w == 0 ? u[c] : v[c][w - 1], v[c][w], shift[c]);
+          if (whole) *reinterpret_cast<uint32_t*>(dst[c] + first + 4 * w) = word;
+        }
+    }
+  }
+}
+
+// The partial words of the quads: each column's first and last aligned word where they hold
+// bytes outside its span, byte by byte from the rows (a thread each).
+template <int ES>
+__device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* base,
+                                                const uint8_t* data, const ColumnEntry* columns,
+                                                const TileBase& b) {
+  const int cols = run_bytes(p.rd, b) / ES;
+  const int bytes = run_bytes(p.wr, b);
+  for (int i = threadIdx.x; i < 2 * cols; i += kNarrowThreads) {
+    const int col = i >> 1;
+    const int tau = columns[col].tau;
+    uint8_t* d = base + columns[col].word + tau;
+    const int words = (bytes - 1 + tau) / 4 + 1;
+    const int lo = 4 * ((i & 1) ? words - 1 : 0) - tau;
+    if ((i & 1) && words == 1) continue;             // the first word is the last
+    if (lo >= 0 && lo + 4 <= bytes) continue;        // whole: write_quads stored it
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int ob = lo + j;
+      if (ob < 0 || ob >= bytes) continue;
+      const int el = ob / ES;
+      d[ob] = data[row_base<Write::Quads>(p, el) + col * ES + (ob - el * ES)];
+    }
+  }
+}
+
+template <int ES, int G, bool kTable>
+__device__ __forceinline__ uint32_t gather_word(const uint8_t* data, int base, int lin,
+                                                const uint16_t* offs, int lo, int len,
+                                                bool whole) {
+  uint32_t word = 0;
+#pragma unroll
+  for (int j = 0; j < kNarrowWord; j += G) {
+    const int ob = lo + j;
+    if (!whole && (ob < 0 || ob >= len)) continue;
+    const int el = ob / ES;
+    const int at = base + (kTable ? offs[el] : el * lin) + (ob - el * ES);
+    const uint32_t v = G == 1 ? data[at] : *reinterpret_cast<const uint16_t*>(data + at);
+    word |= v << (8 * j);
+  }
+  return word;
+}
+
+// Stores the elements of `word` that lie in the span (its first or last word).
+template <int G>
+__device__ __forceinline__ void store_edge(uint8_t* dst, int lo, int len, uint32_t word) {
+#pragma unroll
+  for (int j = 0; j < kNarrowWord; j += G) {
+    const int ob = lo + j;
+    if (ob < 0 || ob >= len) continue;
+    if (G == 1)
+      dst[ob] = static_cast<uint8_t>(word >> (8 * j));
+    else
+      *reinterpret_cast<uint16_t*>(dst + ob) = static_cast<uint16_t>(word >> (8 * j));
+  }
+}
+
+// A write position is kNarrowWords words of one span, kNarrowGroup apart: the span's decode and
+// alignment are paid once per 16 bytes, and each of its stores is one warp-wide sector per span.
+// G: bytes gathered per shared-memory load (2: 2-byte elements on a 2-byte aligned output).
+template <int ES, int G, bool kTable>
+__device__ __forceinline__ void write_gathered(const NarrowParams& p, uint8_t* base,
+                                           const uint8_t* data, const SpanEntry* spans,
+                                           const uint16_t* offs, const TileBase& b) {
+  const int len = run_bytes(p.wr, b);
+  for (int i = threadIdx.x; i < p.wr.positions; i += kNarrowThreads) {
+    const int q = i / kNarrowGroup;
+    const int group = static_cast<int>(p.wr.div.div(static_cast<uint32_t>(q)));
+    const SpanEntry e = spans[q - group * p.wr.runs];
+    if (!inside(e.coord, b)) continue;
+    uint8_t* dst = base + e.global;
+    // Words count from the 32-byte sector holding the span's start, so a group of eight is one
+    // whole sector.
+    const int first = (group * kNarrowWords * kNarrowGroup + (i & (kNarrowGroup - 1))) *
+                          kNarrowWord -
+                      static_cast<int>(reinterpret_cast<uintptr_t>(dst) & 31u);
+#pragma unroll
+    for (int m = 0; m < kNarrowWords; ++m) {
+      const int lo = first + m * kNarrowGroup * kNarrowWord;
+      if (lo >= len) break;
+      if (lo >= 0 && lo + kNarrowWord <= len) {
+        *reinterpret_cast<uint32_t*>(dst + lo) =
+            gather_word<ES, G, kTable>(data, e.shared, p.lin_stride, offs, lo, len, true);
+      } else {
+        store_edge<G>(dst, lo, len,
+                      gather_word<ES, G, kTable>(data, e.shared, p.lin_stride, offs, lo, len,
+                                                 false));
+      }
+    }
+  }
+}
+
+template <int ES, int G, Write W>
+__global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
+    narrow_kernel(const __grid_constant__ NarrowParams p, const uint8_t* __restrict__ in,
+                  uint8_t* __restrict__ out) {
+  extern __shared__ uint4 smem_raw[];
+  uint8_t* raw = reinterpret_cast<uint8_t*>(smem_raw);  // two buffers of raw_bytes
+  uint8_t* data = raw + 2 * p.raw_bytes;
+  RowEntry* rows = reinterpret_cast<RowEntry*>(data + p.data_bytes);
+  SpanEntry* spans = reinterpret_cast<SpanEntry*>(rows + p.rd.runs);
+  ColumnEntry* columns = reinterpret_cast<ColumnEntry*>(spans + p.wr.runs);  // quads only
+  uint16_t* offs = reinterpret_cast<uint16_t*>(spans + p.wr.runs);            // tables only
+  for (int i = threadIdx.x; i < p.rd.runs; i += kNarrowThreads) {
+    const Decoded<int64_t> d = decode_index<int64_t>(p.rd.dim, p.rd.n_dims, i);
+    rows[i] = {d.global, d.coord, 0};
+  }
+  for (int i = threadIdx.x; i < p.wr.runs; i += kNarrowThreads) {
+    const Decoded<int64_t> d = decode_index<int64_t>(p.wr.dim, p.wr.n_dims, i);
+    spans[i] = {d.global, d.coord, d.shared};
+  }
+  if (W == Write::Table)
+    for (int o = threadIdx.x; o < p.out_run; o += kNarrowThreads)
+      offs[o] = static_cast<uint16_t>(decode_index<int64_t>(p.tab, p.n_tab, o).shared);
+  // The tile after the next, decoded by one thread an iteration ahead (a 64-bit division per
+  // grid dim: by every thread, it cost ~14 % of the kernel's instructions) and handed over
+  // through shared memory across the iteration's barriers.
+  __shared__ TileBase ahead[2];
+  const uint64_t step = gridDim.x;
+  int64_t t = blockIdx.x;
+  if (threadIdx.x == 0 && t + step < p.num_tiles)
+    ahead[0] = walk_tile(p.grid, p.n_grid, p.slot_tile, t + step);
+  __syncthreads();
+  const uint8_t* in_end = in + p.in_bytes;
+  TileBase b;
+  if (t < p.num_tiles) {
+    b = walk_tile(p.grid, p.n_grid, p.slot_tile, static_cast<uint64_t>(t));
+    load_rows(p, in, in_end, b.in * ES, rows, b, raw);
+  }
+  // Iteration k reads raw buffer k & 1; the next tile's loads go to the other buffer, which the
+  // previous iteration finished reading (its barriers), and stay in flight through this one.
+  for (uint32_t k = 0; t < p.num_tiles; t += step, ++k) {
+    const int s = k & 1;
+    const int64_t next = t + step;
+    TileBase nb;
+    if (next < p.num_tiles) {
+      nb = ahead[s];
+      if (threadIdx.x == 0 && next + step < p.num_tiles)
+        ahead[s ^ 1] = walk_tile(p.grid, p.n_grid, p.slot_tile, next + step);
+      load_rows(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes);
+      asm volatile("cp.async.wait_group 1;\n" ::);
+    } else {
+      asm volatile("cp.async.wait_group 0;\n" ::);
+    }
+    __syncthreads();
+    realign_rows<W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data);
+    if constexpr (W == Write::Quads) place_columns(p, out + b.out * ES, spans, columns);
+    __syncthreads();
+    if constexpr (W == Write::Quads) {
+      write_quads<ES>(p, out + b.out * ES, data, columns, b);
+      write_quad_ends<ES>(p, out + b.out * ES, data, columns, b);
+    } else {
+      write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
+    }
+    __syncthreads();
+    b = nb;
+  }
+}
+
+template <int ES, int G, Write W>
+cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
+                       cudaStream_t stream, unsigned grid) {
+  narrow_kernel<ES, G, W><<<grid, kNarrowThreads, p.smem_bytes, stream>>>(p, in, out);
+  return cudaGetLastError();
+}
+
+// The write phase of the block, for elements of ES bytes gathered G bytes at a time.
+template <int ES, int G>
+cudaError_t launch_write(const NarrowParams& p, const uint8_t* in, uint8_t* out,
+                         cudaStream_t stream, unsigned grid) {
+  if (p.quad) return launch_one<ES, ES, Write::Quads>(p, in, out, stream, grid);
+  if (p.n_tab > 0) return launch_one<ES, G, Write::Table>(p, in, out, stream, grid);
+  return launch_one<ES, G, Write::Evenly>(p, in, out, stream, grid);
+}
+
+template <int ES, int G, Write W>
+void allow_smem() {
+  cudaFuncSetAttribute(narrow_kernel<ES, G, W>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       kNarrowMaxSmemBytes);
+}
+
+}  // namespace
+
+xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* in, void* out,
+                             void* stream, unsigned grid) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  cudaError_t e;
+  if (elem_size == 1)
+    e = launch_write<1, 1>(p, src, dst, s, grid);
+  else if (reinterpret_cast<uintptr_t>(out) % 2 == 0)
+    e = launch_write<2, 2>(p, src, dst, s, grid);
+  else
+    e = launch_write<2, 1>(p, src, dst, s, grid);
+  return launch_status(e, "narrow");
+}
+
+int narrow_kernel_setup() {
+  allow_smem<1, 1, Write::Quads>();
+  allow_smem<1, 1, Write::Evenly>();
+  allow_smem<1, 1, Write::Table>();
+  allow_smem<2, 2, Write::Quads>();
+  allow_smem<2, 2, Write::Evenly>();
+  allow_smem<2, 2, Write::Table>();
+  allow_smem<2, 1, Write::Evenly>();
+  allow_smem<2, 1, Write::Table>();
+  cudaGetLastError();
+  cudaFuncAttributes a{};
+  return cudaFuncGetAttributes(&a, narrow_kernel<1, 1, Write::Table>) == cudaSuccess ? a.numRegs
+                                                                                     : 0;
+}
+
+}  // namespace xpose::detail

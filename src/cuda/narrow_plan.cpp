@@ -1,0 +1,101 @@
+// The narrow kernel's parameter block (params.hpp's NarrowParams, narrow.cu) for a tile choice:
+// the planner's tile as rows (input runs) and spans (output runs) with their decodes, in bytes.
+// Host C++ only.
+#include "cuda/planner.hpp"
+#include "cuda/tile_shape.hpp"
+
+namespace xpose::detail {
+
+using namespace cuda_tile;
+
+void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
+  const Geometry g = geometry(p);
+  Tile T;
+  make_tile(g, c.a, c.ta, c.c, c.tc, &T, TileKind::Narrow);
+  const int64_t es = g.esize;
+  int slot[kMaxRank];
+  for (int k = 0; k < p.rank; ++k) slot[k] = -1;
+  for (int s = 0; s < 2; ++s)
+    if (T.blocked[s] >= 0) {
+      slot[T.blocked[s]] = s;
+      np->slot_tile[s] = static_cast<int32_t>(T.t[T.blocked[s]]);
+    }
+  // Shared-memory strides (bytes): the input run's dims within a row, the other tile dims
+  // (in output order) across rows.
+  int64_t smem[kMaxRank] = {};
+  int64_t s = es;
+  for (int k = 0; k <= c.a; ++k)
+    if (T.t[k] > 1) smem[k] = s, s *= T.t[k];
+  s = T.pitch;
+  for (int j = 0; j < p.rank; ++j) {
+    const int k = p.perm[j];
+    if (k > c.a && T.t[k] > 1) smem[k] = s, s *= T.t[k];
+  }
+  const auto dim = [&](int k, int64_t stride) {
+    TileDim d;
+    d.extent = FastDiv32::make(static_cast<uint32_t>(T.t[k]));
+    d.smem_stride = static_cast<int32_t>(smem[k]);
+    d.slot = slot[k];
+    d.stride = stride * es;
+    return d;
+  };
+  // A side's runs, cut by the slot of its last dim. Rows are numbered in output order (with
+  // disjoint runs, a row is then a position of the output run), spans in input order (so, with
+  // disjoint runs, a span is a position of the input run: a column).
+  const auto phase = [&](NarrowPhase& ph, bool read) {
+    const int last = read ? c.a : p.perm[c.c];
+    int64_t unit = es;
+    for (int j = 0; j < (read ? c.a : c.c); ++j) unit *= T.t[read ? j : p.perm[j]];
+    const int64_t run = read ? T.in_run : T.out_run;
+    for (int j = 0; j < p.rank; ++j) {
+      const int k = read ? p.perm[j] : j;
+      const bool in_run = read ? k <= c.a : g.out_pos[k] <= c.c;
+      if (!in_run && T.t[k] > 1) ph.dim[ph.n_dims++] = dim(k, read ? g.s_in[k] : g.s_out[k]);
+    }
+    ph.runs = static_cast<int32_t>(T.volume / run);
+    ph.slot = slot[last];
+    ph.unit = static_cast<int32_t>(unit);
+    ph.full = static_cast<int32_t>(run * es);
+  };
+  NarrowPhase& rd = np->rd;
+  phase(rd, true);
+  rd.per_run = static_cast<int32_t>(ceil_div(rd.full, kNarrowChunk));
+  NarrowPhase& wr = np->wr;
+  phase(wr, false);
+  wr.per_run = static_cast<int32_t>(ceil_div(wr.full + 31, kNarrowWord));  // from its sector
+  wr.positions = wr.runs * kNarrowGroup *
+                 static_cast<int32_t>(ceil_div(wr.per_run, kNarrowGroup * kNarrowWords));
+  wr.div = FastDiv32::make(static_cast<uint32_t>(wr.runs));
+  // Output-run elements: evenly spaced in shared memory when each of the run's dims continues
+  // the one before it (always for disjoint runs: the first rows in output order), else a table.
+  int run_dims[kMaxRank];
+  int n_run = 0;
+  for (int j = 0; j <= c.c; ++j)
+    if (T.t[p.perm[j]] > 1) run_dims[n_run++] = p.perm[j];
+  bool linear = true;
+  for (int i = 1; i < n_run; ++i)
+    linear = linear && smem[run_dims[i]] == smem[run_dims[i - 1]] * T.t[run_dims[i - 1]];
+  np->lin_stride = static_cast<int32_t>(n_run > 0 ? smem[run_dims[0]] : es);
+  if (!linear)
+    for (int i = 0; i < n_run; ++i) np->tab[np->n_tab++] = dim(run_dims[i], 0);
+  np->out_run = static_cast<int32_t>(T.out_run);
+  np->quad = T.overlap ? 0 : 1;
+  np->pitch = static_cast<int32_t>(T.pitch);
+  np->raw_pitch = static_cast<int32_t>(narrow_raw_pitch(T.in_run * es));
+  np->raw_bytes = rd.runs * np->raw_pitch;
+  // Lanes per row: the row's chunks rounded up to a power of two, at most a warp.
+  const auto lanes_log2 = [](int64_t chunks) {
+    int l = 0;
+    while (l < 5 && (int64_t{1} << l) < chunks) ++l;
+    return l;
+  };
+  np->raw_lanes_log2 = lanes_log2(ceil_div(rd.full + 15, kNarrowChunk));
+  np->rd_lanes_log2 = lanes_log2(rd.per_run);
+  np->data_bytes = static_cast<int32_t>(narrow_data_bytes(rd.runs, T.pitch, np->quad));
+  np->smem_bytes = static_cast<int32_t>(T.smem_bytes);
+  np->in_bytes = np->out_bytes = p.bytes();
+  np->num_tiles = T.num_tiles;
+  np->n_grid = walk_grid(g, T, slot, np->grid);
+}
+
+}  // namespace xpose::detail

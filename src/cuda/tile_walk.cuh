@@ -1,0 +1,73 @@
+// The device side of a tile walk, shared by the tile kernels (tiled.cu, narrow.cu): the decode of
+// a tile's index over the folded grid into its bases and edge limits, and the decode of a
+// position inside a tile over a list of tile dimensions.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/params.hpp"
+
+namespace xpose::detail {
+
+struct TileBase {
+  int64_t in = 0, out = 0;  // elements from the tensors' starts
+  uint32_t lim0 = 0, lim1 = 0;
+};
+
+// The tile at position `rest` of the walk over `grid` (fastest first): its bases and the limits
+// of its blocked slots (the tile extent, or what is left of the dimension at its edge).
+__device__ __forceinline__ TileBase walk_tile(const GridDim* grid, int n_grid,
+                                              const int32_t* slot_tile, uint64_t rest) {
+  TileBase b;
+  b.lim0 = static_cast<uint32_t>(slot_tile[0]);
+  b.lim1 = static_cast<uint32_t>(slot_tile[1]);
+  for (int k = 0; k < n_grid; ++k) {
+    const GridDim& g = grid[k];
+    const uint64_t q = g.count.div(rest);
+    const int64_t c = static_cast<int64_t>(rest - q * g.count.d);
+    rest = q;
+    b.in += c * g.in_step;
+    b.out += c * g.out_step;
+    if (g.slot >= 0) {
+      const int64_t left = g.extent - c * g.tile;
+      const uint32_t lim = static_cast<uint32_t>(left < g.tile ? left : g.tile);
+      if (g.slot == 0) b.lim0 = lim; else b.lim1 = lim;
+    }
+  }
+  return b;
+}
+
+// Whether coordinates packed as (slot1 << 16) | slot0 lie inside the tile's limits.
+__device__ __forceinline__ bool inside(uint32_t coord, const TileBase& b) {
+  return (coord & 0xFFFFu) < b.lim0 && (coord >> 16) < b.lim1;
+}
+
+// A position inside a tile: global offset, shared-memory offset and blocked-slot coordinates.
+template <class Off>
+struct Decoded {
+  Off global = 0;
+  int32_t shared = 0;
+  uint32_t coord = 0;
+};
+
+// Index `idx` of a walk over `dims` (fastest first) as offsets and packed slot coordinates.
+template <class Off>
+__device__ __forceinline__ Decoded<Off> decode_index(const TileDim* dims, int n, uint32_t idx) {
+  Decoded<Off> d;
+  uint32_t rest = idx, c0 = 0, c1 = 0;
+  for (int k = 0; k < n; ++k) {
+    const uint32_t q = dims[k].extent.div(rest);
+    const uint32_t c = rest - q * dims[k].extent.d;
+    rest = q;
+    d.global += static_cast<Off>(c) * static_cast<Off>(dims[k].stride);
+    d.shared += static_cast<int32_t>(c) * dims[k].smem_stride;
+    if (dims[k].slot == 0) c0 = c;
+    if (dims[k].slot == 1) c1 = c;
+  }
+  d.coord = c0 | (c1 << 16);
+  return d;
+}
+
+}  // namespace xpose::detail

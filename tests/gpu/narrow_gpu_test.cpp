@@ -1,0 +1,77 @@
+// The narrow kernel (elements of 1 and 2 bytes, src/cuda/narrow.cu) on the device: every tile
+// schema forced on odd extents, at every pointer misalignment that matters (the kernel moves
+// aligned 16-byte chunks and 4-byte words whatever the pointers), and shapes with many and
+// partial tiles whose first and last chunks meet the tensors' ends.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "gpu_util.hpp"
+
+using namespace xpose_test;
+
+namespace {
+
+struct Case {
+  std::vector<int64_t> ext;
+  std::vector<int> perm;
+};
+
+TEST(CudaNarrow, ForcedSchemasOddExtentsAnyAlignment) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaNarrowForced"));
+  const std::vector<Case> cases = {
+      {{67, 45}, {1, 0}},           {{1001, 3}, {1, 0}},          {{3, 1001}, {1, 0}},
+      {{40, 3, 50}, {2, 1, 0}},     {{4, 3, 40, 5}, {1, 0, 3, 2}}, {{8, 9, 70}, {1, 2, 0}},
+      {{2, 3, 4, 5, 6}, {4, 2, 0, 1, 3}}, {{5, 3, 2, 4, 35, 33}, {5, 4, 3, 2, 1, 0}},
+      {{3, 90, 2, 60}, {1, 3, 0, 2}}, {{700, 300}, {1, 0}},        {{500, 130, 3}, {1, 0, 2}},
+      {{6, 33, 17}, {0, 2, 1}},     {{17, 19, 23, 29}, {3, 1, 0, 2}}, {{129, 255}, {1, 0}}};
+  const char* schemas[] = {nullptr, "tiled", "packed", "packed-split", "fvi-small",
+                           "tiled:in=16,out=16", "tiled:in=512,out=32", "packed:in=256,out=256"};
+  const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {2, 2}, {5, 6}, {15, 13}};
+  DeviceBuffers bufs(size_t{1} << 21);
+  int runs = 0;
+  for (const char* schema : schemas)
+    for (const Case& c : cases)
+      for (size_t es : {size_t{1}, size_t{2}})
+        for (auto [a, b] : offsets) {
+          const xpose_status_t st =
+              check_case(bufs, rng, static_cast<int>(c.ext.size()), c.ext.data(), c.perm.data(),
+                         es, XPOSE_COL_MAJOR, schema, a, b);
+          if (st == XPOSE_SUCCESS) ++runs;
+          else ASSERT_EQ(st, XPOSE_ERROR_INVALID_ARGUMENT) << xpose_last_error();
+          if (HasFailure()) return;
+        }
+  std::printf("%d narrow runs checked\n", runs);
+  EXPECT_GT(runs, 600);
+}
+
+// Random shapes up to a few MB: many tiles, edge tiles along both blocked dims, row-major too.
+TEST(CudaNarrow, RandomShapesManyTiles) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaNarrowRandom"));
+  DeviceBuffers bufs(size_t{1} << 23);
+  for (int iter = 0; iter < 120; ++iter) {
+    const int rank = 2 + static_cast<int>(rng() % 6);
+    const size_t es = 1 + rng() % 2;
+    std::vector<int64_t> ext(rank);
+    int64_t vol = 1;
+    for (int k = 0; k < rank; ++k) {
+      ext[k] = 1 + static_cast<int64_t>(rng() % (rank == 2 ? 3000 : rank == 3 ? 200 : 30));
+      if (vol * ext[k] * static_cast<int64_t>(es) > (int64_t{1} << 23) - 64) ext[k] = 1;
+      vol *= ext[k];
+    }
+    std::vector<int> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const xpose_layout_t layout = rng() % 2 ? XPOSE_ROW_MAJOR : XPOSE_COL_MAJOR;
+    ASSERT_EQ(check_case(bufs, rng, rank, ext.data(), perm.data(), es, layout, nullptr,
+                         rng() % 16, rng() % 16),
+              XPOSE_SUCCESS)
+        << xpose_last_error();
+    if (HasFailure()) return;
+  }
+}
+
+}  // namespace

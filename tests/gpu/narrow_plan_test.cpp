@@ -1,0 +1,154 @@
+// The narrow kernel's parameter blocks (params.hpp's NarrowParams), checked without a GPU: an
+// emulation of what narrow.cu does with a block (rows read into shared memory, spans gathered
+// from it, tile by tile) must transpose random problems exactly as the reference does, write
+// every output byte once, and stay inside the rows it filled.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+
+#include "core/problem.hpp"
+#include "cuda/planner.hpp"
+#include "../fake_device.hpp"
+#include "gpu_util.hpp"
+
+using namespace xpose::detail;
+
+namespace {
+
+struct Decoded {
+  int64_t global = 0;
+  int64_t shared = 0;
+  uint32_t c0 = 0, c1 = 0;
+};
+
+Decoded decode(const TileDim* dims, int n, uint32_t idx) {
+  Decoded d;
+  for (int k = 0; k < n; ++k) {
+    const uint32_t q = dims[k].extent.div(idx), c = idx - q * dims[k].extent.d;
+    idx = q;
+    d.global += int64_t{c} * dims[k].stride;
+    d.shared += int64_t{c} * dims[k].smem_stride;
+    if (dims[k].slot == 0) d.c0 = c;
+    if (dims[k].slot == 1) d.c1 = c;
+  }
+  return d;
+}
+
+int run_bytes(const NarrowPhase& ph, uint32_t lim0, uint32_t lim1) {
+  return ph.slot < 0 ? ph.full : ph.unit * static_cast<int>(ph.slot == 0 ? lim0 : lim1);
+}
+
+// Emulates narrow.cu over the block `np` (no positions: whole rows and spans at once).
+::testing::AssertionResult emulate(const NarrowParams& np, size_t es, const uint8_t* in,
+                                   uint8_t* out, std::vector<int>* writes) {
+  if (np.raw_pitch < (np.rd.full + 15) / 16 * 16 + 16 || np.raw_bytes != np.rd.runs * np.raw_pitch)
+    return ::testing::AssertionFailure() << "raw rows too short for a row's envelope";
+  std::vector<int> filled(np.data_bytes);
+  std::vector<uint8_t> smem(np.data_bytes);
+  for (int64_t t = 0; t < np.num_tiles; ++t) {
+    int64_t bin = 0, bout = 0;
+    uint32_t lim0 = np.slot_tile[0], lim1 = np.slot_tile[1];
+    uint64_t rest = static_cast<uint64_t>(t);
+    for (int k = 0; k < np.n_grid; ++k) {
+      const GridDim& g = np.grid[k];
+      const uint64_t q = g.count.div(rest);
+      const int64_t c = static_cast<int64_t>(rest - q * g.count.d);
+      rest = q;
+      bin += c * g.in_step, bout += c * g.out_step;
+      if (g.slot >= 0) {
+        const uint32_t lim = static_cast<uint32_t>(std::min<int64_t>(g.extent - c * g.tile, g.tile));
+        (g.slot == 0 ? lim0 : lim1) = lim;
+      }
+    }
+    std::fill(filled.begin(), filled.end(), 0);
+    const int rlen = run_bytes(np.rd, lim0, lim1);
+    if (rlen > np.pitch - 4) return ::testing::AssertionFailure() << "row longer than its pitch";
+    // With quads, a word of skew every four rows (narrow.cu's row_base).
+    const auto row_base = [&](int64_t r) { return r * np.pitch + (np.quad ? 4 * (r >> 2) : 0); };
+    for (int r = 0; r < np.rd.runs; ++r) {
+      const Decoded d = decode(np.rd.dim, np.rd.n_dims, r);
+      if (d.c0 >= lim0 || d.c1 >= lim1) continue;
+      for (int i = 0; i < rlen; ++i) {
+        const int64_t at = row_base(r) + i;
+        if (at >= np.data_bytes) return ::testing::AssertionFailure() << "row past the data";
+        smem[at] = in[bin * es + d.global + i];
+        filled[at] = 1;
+      }
+    }
+    const int slen = run_bytes(np.wr, lim0, lim1);
+    for (int s = 0; s < np.wr.runs; ++s) {
+      const Decoded d = decode(np.wr.dim, np.wr.n_dims, s);
+      // Quads (disjoint runs) take span s as column s of the rows and element el of its output
+      // run as row el, whatever the decodes say: they must agree.
+      if (np.quad && d.shared != s * static_cast<int64_t>(es))
+        return ::testing::AssertionFailure() << "span " << s << " is not column " << s;
+      if (d.c0 >= lim0 || d.c1 >= lim1) continue;
+      for (int ob = 0; ob < slen; ++ob) {
+        const int el = ob / static_cast<int>(es);
+        const int64_t off = np.quad    ? row_base(el)
+                            : np.n_tab ? decode(np.tab, np.n_tab, el).shared
+                                       : int64_t{el} * np.lin_stride;
+        const int64_t at = d.shared + off + (ob - el * static_cast<int>(es));
+        if (at < 0 || at >= np.data_bytes || !filled[at])
+          return ::testing::AssertionFailure() << "span reads a byte no row filled: tile " << t;
+        const int64_t o = bout * es + d.global + ob;
+        out[o] = smem[at];
+        ++(*writes)[o];
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
+  const DeviceInfo dev = xpose_test::fake_h100();
+  std::mt19937_64 rng(xpose_test::test_seed("NarrowPlanEmulation"));
+  int narrow = 0, tabled = 0, quads = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const int rank = 2 + static_cast<int>(rng() % 7);
+    const size_t es = 1 + rng() % 2;
+    std::vector<int64_t> ext(rank);
+    int64_t vol = 1;
+    for (int k = 0; k < rank; ++k) {
+      ext[k] = 1 + static_cast<int64_t>(rng() % (rank <= 3 ? 300 : 24));
+      if (vol * ext[k] > (int64_t{1} << 18)) ext[k] = 1;
+      vol *= ext[k];
+    }
+    std::vector<int> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    Problem p;
+    ASSERT_EQ(make_problem(rank, ext.data(), perm.data(), es, XPOSE_COL_MAJOR, &p), XPOSE_SUCCESS);
+    if (p.is_copy()) continue;
+    // Every candidate of a few, not only the first: forced run targets reach other tiles.
+    std::vector<Choice> choices;
+    enumerate_choices(p, dev, nullptr, &choices);
+    for (size_t i = 0; i < choices.size() && i < 3; ++i) {
+      const Choice& c = choices[(i * 7) % choices.size()];
+      if (!c.narrow) continue;
+      KernelSpec spec;
+      build_spec(p, c, &spec);
+      ++narrow;
+      tabled += spec.narrow.n_tab > 0;
+      quads += spec.narrow.quad;
+      std::vector<uint8_t> in(p.bytes()), out(p.bytes(), 0), ref(p.bytes());
+      for (auto& b : in) b = static_cast<uint8_t>(1 + rng() % 255);
+      std::vector<int> writes(p.bytes());
+      ASSERT_TRUE(emulate(spec.narrow, es, in.data(), out.data(), &writes))
+          << p.to_string() << " " << summarize(p, c);
+      xpose_test::reference(p.rank, p.extent.data(), p.perm.data(), es, XPOSE_COL_MAJOR,
+                            in.data(), ref.data());
+      ASSERT_EQ(out, ref) << p.to_string() << " " << summarize(p, c);
+      ASSERT_EQ(*std::min_element(writes.begin(), writes.end()), 1) << p.to_string();
+      ASSERT_EQ(*std::max_element(writes.begin(), writes.end()), 1) << p.to_string();
+    }
+  }
+  std::printf("%d narrow blocks emulated, %d with an offset table, %d by quads\n", narrow, tabled,
+              quads);
+  EXPECT_GT(narrow, 200);
+  EXPECT_GT(tabled, 10);
+  EXPECT_GT(quads, 10);
+}
+
+}  // namespace
