@@ -56,15 +56,16 @@ __device__ __forceinline__ int run_bytes(const NarrowPhase& ph, const TileBase& 
 // Write phases (NarrowParams::quad and n_tab).
 enum class Write { Quads, Evenly, Table };
 
-// Shared-memory offset of row r: with quads, one word of skew every four rows.
-template <Write W>
-__device__ __forceinline__ int row_base(const NarrowParams& p, int r) {
-  return r * p.pitch + (W == Write::Quads ? 4 * (r >> 2) : 0);
+// Shared memory of the rows. Quads keep them by column word: word g of row r at word
+// g x column_words + 4 + r (narrow_column_words), so four consecutive rows of a column word are
+// one 16-byte load; the others keep row r at r x pitch.
+__device__ __forceinline__ int column_word(const NarrowParams& p, int g, int r) {
+  return 4 * (g * p.column_words + 8 + r);
 }
 
-// Rows of a tile for a warp, with `lanes` (a power of two, <= 32) lanes on each row's chunks:
-// rows first_row(), + rows_step(), ..., row r at lane / lanes, chunk lane % lanes (+ lanes ...).
-// Short rows share a warp, and nothing divides.
+// A warp's walk over the rows of a tile with 2^lanes_log2 (<= 32) lanes on each row: this
+// thread takes rows `row`, row + step, ... and in each the chunks `chunk`, chunk + 2^lanes_log2,
+// ... Short rows share a warp, and nothing divides.
 struct RowWalk {
   int lanes_log2, row, chunk, step;
   __device__ __forceinline__ explicit RowWalk(int log2) : lanes_log2(log2) {
@@ -84,6 +85,8 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
                                           const RowEntry* rows, const TileBase& b, uint8_t* raw) {
   const int len = run_bytes(p.rd, b);
   const uint8_t* tile = in + tile_in;
+  // A tile away from the tensor's ends (the common case) checks no chunk against them.
+  const bool clear = tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes;
   const RowWalk w(p.raw_lanes_log2);
   for (int r = w.row; r < p.rd.runs; r += w.step) {
     const RowEntry e = rows[r];
@@ -94,7 +97,7 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
     uint8_t* row = raw + r * p.raw_pitch;
     for (int at = w.chunk * kNarrowChunk; at < shift + len; at += kNarrowChunk << w.lanes_log2) {
       const uint8_t* src = first + at;
-      if (src >= in && src + kNarrowChunk <= in_end) {
+      if (clear || (src >= in && src + kNarrowChunk <= in_end)) {
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
                          static_cast<unsigned>(__cvta_generic_to_shared(row + at))),
                      "l"(src));
@@ -108,9 +111,11 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
 }
 
 // Each row's bytes from its start, out of the raw copy: 16-byte chunks through two aligned
-// loads and a funnel shift. Lanes hold consecutive chunks of a row, 16 bytes apart: four banks
-// of 32 per 4-byte store, so each group of eight lanes stores its words in another order
-// (rotated by lane / 8) and the four groups' stores meet in distinct banks.
+// loads and a funnel shift. Row layout: lanes hold consecutive chunks of a row, 16 bytes
+// apart, four banks of 32 per 4-byte store, so each group of eight lanes stores its words in
+// another order (rotated by lane / 8) and the four groups' stores meet in distinct banks.
+// Column words (quads): a lane a row, its four words to four column words, the lanes' rows
+// side by side in each (no conflict).
 template <Write W>
 __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_t* in,
                                              int64_t tile_in, const RowEntry* rows,
@@ -118,6 +123,24 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
                                              uint8_t* data) {
   const int len = run_bytes(p.rd, b);
   const uintptr_t tile = reinterpret_cast<uintptr_t>(in) + tile_in;
+  if constexpr (W == Write::Quads) {
+    const int column_bytes = 4 * p.column_words;
+    for (int r = threadIdx.x; r < p.rd.runs; r += kNarrowThreads) {
+      const RowEntry e = rows[r];
+      if (!inside(e.coord, b)) continue;
+      const int shift = static_cast<int>((tile + e.global) & 15);
+      const uint4* src = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch);
+      uint8_t* dst = data + column_word(p, 0, r);
+      for (int k = 0; 16 * k < len; ++k, dst += 4 * column_bytes) {
+        const uint4 v = realign16(src[k], src[k + 1], shift);
+        *reinterpret_cast<uint32_t*>(dst) = v.x;
+        *reinterpret_cast<uint32_t*>(dst + column_bytes) = v.y;
+        *reinterpret_cast<uint32_t*>(dst + 2 * column_bytes) = v.z;
+        *reinterpret_cast<uint32_t*>(dst + 3 * column_bytes) = v.w;
+      }
+    }
+    return;
+  }
   const int rot = (threadIdx.x >> 3) & 3;  // y_j = word (j + rot) & 3
   const RowWalk w(p.rd_lanes_log2);
   for (int r = w.row; r < p.rd.runs; r += w.step) {
@@ -125,7 +148,7 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
     if (!inside(e.coord, b)) continue;
     const int shift = static_cast<int>((tile + e.global) & 15);
     const uint8_t* src = raw + r * p.raw_pitch;
-    uint8_t* dst = data + row_base<W>(p, r);
+    uint8_t* dst = data + r * p.pitch;
     for (int at = w.chunk * kNarrowChunk; at < len; at += kNarrowChunk << w.lanes_log2) {
       const uint4* c = reinterpret_cast<const uint4*>(src + at);
       const uint4 v = realign16(c[0], c[1], shift);
@@ -144,8 +167,8 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
   }
 }
 
-// A column of a quad tile (disjoint runs) in this tile: its destination rounded down to a word
-// (an offset from the tile's output base) and how far past that word its span starts.
+// A column of a quad tile (disjoint runs) in this tile: its destination rounded down to 8 bytes
+// (an offset from the tile's output base) and how far past that its span starts.
 struct ColumnEntry {
   int64_t word;
   int32_t tau;
@@ -158,89 +181,95 @@ __device__ __forceinline__ void place_columns(const NarrowParams& p, const uint8
   const uint32_t lo = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(base));
   for (int c = threadIdx.x; c < p.wr.runs; c += kNarrowThreads) {
     const int64_t off = spans[c].global;
-    const int tau = static_cast<int>((lo + static_cast<uint32_t>(off)) & 3u);
+    const int tau = static_cast<int>((lo + static_cast<uint32_t>(off)) & 7u);
     columns[c] = {off - tau, tau, 0};
   }
 }
 
-// The whole aligned words of the quads of a tile with disjoint runs (see the top of this file).
-// A warp takes a word of columns (4 / ES of them) at a time and, per lane, kBlocks four-row
-// blocks and the block before them (32 lanes side by side).
+// Bytes [8 - tau, 16 - tau) of the 16 bytes p0 p1 v0 v1 (words, little-endian), tau in 0..7:
+// a column's 8 bytes before and 8 bytes of this unit, shifted to its output's 8-byte boundary.
+__device__ __forceinline__ uint2 shift8(uint32_t p0, uint32_t p1, uint32_t v0, uint32_t v1,
+                                        int tau) {
+  const bool late = tau <= 4;  // the result starts in p1 (or v0)
+  const uint32_t a = late ? p1 : p0, b = late ? v0 : p1, c = late ? v1 : v0;
+  const unsigned bits = 8u * (late ? 4 - tau : 8 - tau);
+  return make_uint2(__funnelshift_rc(a, b, bits), __funnelshift_rc(b, c, bits));
+}
+
+// Rows k4 .. k4 + 3 of a word of columns (one word a row) as column words: col[c] holds column
+// c's 4 / ES elements... for one-byte elements the 4x4 byte transpose, four words; for two-byte
+// ones two words per column, rows (0,1) and (2,3).
+template <int ES>
+__device__ __forceinline__ void columns_of(const uint4& x, uint32_t (&col)[4]) {
+  if constexpr (ES == 1) {
+    const uint32_t lo01 = __byte_perm(x.x, x.y, 0x5140), hi01 = __byte_perm(x.x, x.y, 0x7362);
+    const uint32_t lo23 = __byte_perm(x.z, x.w, 0x5140), hi23 = __byte_perm(x.z, x.w, 0x7362);
+    col[0] = __byte_perm(lo01, lo23, 0x5410), col[1] = __byte_perm(lo01, lo23, 0x7632);
+    col[2] = __byte_perm(hi01, hi23, 0x5410), col[3] = __byte_perm(hi01, hi23, 0x7632);
+  } else {
+    col[0] = __byte_perm(x.x, x.y, 0x5410), col[1] = __byte_perm(x.z, x.w, 0x5410);
+    col[2] = __byte_perm(x.x, x.y, 0x7632), col[3] = __byte_perm(x.z, x.w, 0x7632);
+  }
+}
+
+// The whole 8-byte words of the quads of a tile with disjoint runs (see the top of this file).
+// A lane takes a word of columns (4 / ES of them) and 8 bytes of each of its columns (a unit:
+// 8 / ES rows), with the unit before them, and stores one aligned 8-byte word a column: a
+// warp's store is 256 contiguous bytes of a column. A warp's lanes share one word of columns,
+// or, when its units are few, the warp splits into groups of a power of two of lanes, each on
+// its own word of columns.
 template <int ES>
 __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* base,
                                             const uint8_t* data, const ColumnEntry* columns,
                                             const TileBase& b) {
-  constexpr int kCols = 4 / ES, kBlocks = 2 / ES, kWords = kBlocks * ES;  // 8 bytes a column
+  constexpr int kCols = 4 / ES, kRows = 8 / ES;  // a unit's rows: 2 (or 1) blocks of 4
   const int cols = run_bytes(p.rd, b) / ES;  // valid input-run positions
   const int bytes = run_bytes(p.wr, b);      // valid bytes of each column's span
-  const int units = (bytes + 4 * kWords - 1) / (4 * kWords);  // lanes' worth of blocks
+  const int units = (bytes + 6) / 8 + 1;     // units holding a span byte of some word
   const int groups = (cols + kCols - 1) / kCols;
-  const int step = 4 * (p.pitch + 1);  // four rows and their skew
-  for (int g = threadIdx.x >> 5; g < groups; g += kWarps) {
+  const int lanes_log2 = units > 16 ? 5 : 32 - __clz(units - 1);  // lanes per word of columns
+  const int lane = threadIdx.x & ((1 << lanes_log2) - 1), per_warp_log2 = 5 - lanes_log2;
+  for (int g = (threadIdx.x >> 5 << per_warp_log2) + ((threadIdx.x & 31) >> lanes_log2);
+       g < groups; g += kWarps << per_warp_log2) {
     uint8_t* dst[kCols];
-    int shift[kCols], tau[kCols];
+    int tau[kCols];
 #pragma unroll
     for (int c = 0; c < kCols; ++c) {  // the table has an entry for every span of a full tile
       const ColumnEntry e = columns[kCols * g + c < p.wr.runs ? kCols * g + c : 0];
       dst[c] = kCols * g + c < cols ? base + e.word : nullptr;
       tau[c] = e.tau;
-      shift[c] = 8 * (4 - e.tau);
     }
-    for (int unit = threadIdx.x & 31; unit < units; unit += 32) {
-      const int blk = unit * kBlocks;
-      const uint8_t* cur = data + blk * step + 4 * g;
-      const uint8_t* prv = blk > 0 ? cur - step : cur;
-      // r[j]: rows 4 blk + j (kBlocks blocks); q: the block before, all four rows for one-byte
-      // elements (a 4x4 transpose), the last two for two-byte ones (the word a column needs).
-      uint32_t r[4 * kBlocks], q[4];
+    for (int unit = lane; unit < units; unit += 1 << lanes_log2) {
+      // Rows kRows (unit - 1) .. kRows (unit + 1) - 1 of this word of columns (the padding
+      // before row 0 for the first unit), 4 rows to a 16-byte load.
+      const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, kRows * unit));
+      uint32_t prev[2][4], cur[2][4];  // [block][column words, see columns_of]
 #pragma unroll
-      for (int j = 0; j < 4 * kBlocks; ++j)
-        r[j] = *reinterpret_cast<const uint32_t*>(cur + (j >> 2) * step + (j & 3) * p.pitch);
-#pragma unroll
-      for (int j = ES == 1 ? 0 : 2; j < 4; ++j)
-        q[j] = *reinterpret_cast<const uint32_t*>(prv + j * p.pitch);
-      // v[c][w]: column c's words over the kBlocks blocks; u[c]: its word before them.
-      uint32_t v[kCols][kWords], u[kCols];
-#pragma unroll
-      for (int k = 0; k < kBlocks; ++k) {
-        const uint32_t* x = r + 4 * k;
-        if constexpr (ES == 1) {
-          const uint32_t lo01 = __byte_perm(x[0], x[1], 0x5140), hi01 = __byte_perm(x[0], x[1], 0x7362);
-          const uint32_t lo23 = __byte_perm(x[2], x[3], 0x5140), hi23 = __byte_perm(x[2], x[3], 0x7362);
-          v[0][k] = __byte_perm(lo01, lo23, 0x5410), v[1][k] = __byte_perm(lo01, lo23, 0x7632);
-          v[2][k] = __byte_perm(hi01, hi23, 0x5410), v[3][k] = __byte_perm(hi01, hi23, 0x7632);
-        } else {
-          v[0][2 * k] = __byte_perm(x[0], x[1], 0x5410), v[0][2 * k + 1] = __byte_perm(x[2], x[3], 0x5410);
-          v[1][2 * k] = __byte_perm(x[0], x[1], 0x7632), v[1][2 * k + 1] = __byte_perm(x[2], x[3], 0x7632);
-        }
+      for (int k = 0; k < kRows / 4; ++k) {
+        columns_of<ES>(at[k - kRows / 4], prev[k]);
+        columns_of<ES>(at[k], cur[k]);
       }
-      if constexpr (ES == 1) {
-        const uint32_t lo01 = __byte_perm(q[0], q[1], 0x5140), hi01 = __byte_perm(q[0], q[1], 0x7362);
-        const uint32_t lo23 = __byte_perm(q[2], q[3], 0x5140), hi23 = __byte_perm(q[2], q[3], 0x7362);
-        u[0] = __byte_perm(lo01, lo23, 0x5410), u[1] = __byte_perm(lo01, lo23, 0x7632);
-        u[2] = __byte_perm(hi01, hi23, 0x5410), u[3] = __byte_perm(hi01, hi23, 0x7632);
-      } else {
-        u[0] = __byte_perm(q[2], q[3], 0x5410), u[1] = __byte_perm(q[2], q[3], 0x7632);
+      const int first = 8 * unit;
+      const bool interior = first >= 7 && first + 8 <= bytes;
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) {
+        // Column c's 8 bytes before the unit and its 8 bytes, as two words each.
+        const uint32_t p0 = ES == 1 ? prev[0][c] : prev[0][2 * (c & 1)];
+        const uint32_t p1 = ES == 1 ? prev[1][c] : prev[0][2 * (c & 1) + 1];
+        const uint32_t v0 = ES == 1 ? cur[0][c] : cur[0][2 * (c & 1)];
+        const uint32_t v1 = ES == 1 ? cur[1][c] : cur[0][2 * (c & 1) + 1];
+        const int lo = first - tau[c];  // span byte of the word's start
+        if (dst[c] && (interior || (lo >= 0 && lo + 8 <= bytes)))  // else write_quad_ends
+          *reinterpret_cast<uint2*>(dst[c] + first) = shift8(p0, p1, v0, v1, tau[c]);
       }
-      // Words of span bytes [4 ES blk + 4 w - tau, + 4); only whole ones (write_quad_ends),
-      // as predicated stores: away from the span's ends, all of them.
-      const int first = 4 * ES * blk;
-      const bool interior = first >= 3 && first + 4 * kWords <= bytes;
-#pragma unroll
-      for (int c = 0; c < kCols; ++c)
-#pragma unroll
-        for (int w = 0; w < kWords; ++w) {
-          const int lo = first + 4 * w - tau[c];
-          const bool whole = dst[c] && (interior || (lo >= 0 && lo + 4 <= bytes));
-          const uint32_t word = __funnelshift_rc(w == 0 ? u[c] : v[c][w - 1], v[c][w], shift[c]);
-          if (whole) *reinterpret_cast<uint32_t*>(dst[c] + first + 4 * w) = word;
-        }
     }
   }
 }
 
-// The partial words of the quads: each column's first and last aligned word where they hold
-// bytes outside its span, byte by byte from the rows (a thread each).
+// The partial words of the quads: each column's first and last aligned 8-byte word where they
+// hold bytes outside its span (a thread each). The bytes in the span are gathered from the rows
+// into the word, then stored as the fewest aligned pieces of 4, 2 and 1 bytes (at most three:
+// each store is an L2 request, and single bytes made most of the kernel's requests).
 template <int ES>
 __device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* base,
                                                 const uint8_t* data, const ColumnEntry* columns,
@@ -250,18 +279,27 @@ __device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* 
   for (int i = threadIdx.x; i < 2 * cols; i += kNarrowThreads) {
     const int col = i >> 1;
     const int tau = columns[col].tau;
-    uint8_t* d = base + columns[col].word + tau;
-    const int words = (bytes - 1 + tau) / 4 + 1;
-    const int lo = 4 * ((i & 1) ? words - 1 : 0) - tau;
-    if ((i & 1) && words == 1) continue;             // the first word is the last
-    if (lo >= 0 && lo + 4 <= bytes) continue;        // whole: write_quads stored it
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int ob = lo + j;
-      if (ob < 0 || ob >= bytes) continue;
-      const int el = ob / ES;
-      d[ob] = data[row_base<Write::Quads>(p, el) + col * ES + (ob - el * ES)];
+    uint8_t* word = base + columns[col].word;  // 8-byte aligned; the span starts at + tau
+    const int words = (bytes - 1 + tau) / 8 + 1;
+    const int w = (i & 1) ? words - 1 : 0;
+    if ((i & 1) && words == 1) continue;  // the first word is the last
+    const int lo = max(8 * w - tau, 0) + tau - 8 * w, hi = min(8 * w - tau + 8, bytes) + tau - 8 * w;
+    if (lo == 0 && hi == 8) continue;     // whole: write_quads stored it
+    uint64_t v = 0;                       // bytes [lo, hi) of the word
+    for (int j = lo; j < hi; ++j) {
+      const int ob = 8 * w - tau + j, el = ob / ES;  // span byte, its row
+      v |= uint64_t{data[column_word(p, col * ES / 4, el) + (col * ES) % 4 + (ob - el * ES)]}
+           << (8 * j);
     }
+    uint8_t* d = word + 8 * w;
+    int j = lo;
+    if ((j & 1) && j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j)), ++j;
+    if ((j & 2) && j + 2 <= hi)
+      *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
+    if (j + 4 <= hi) *reinterpret_cast<uint32_t*>(d + j) = static_cast<uint32_t>(v >> (8 * j)), j += 4;
+    if (j + 2 <= hi)
+      *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
+    if (j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j));
   }
 }
 

@@ -91,7 +91,12 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   };
   np->raw_lanes_log2 = lanes_log2(ceil_div(rd.full + 15, kNarrowChunk));
   np->rd_lanes_log2 = lanes_log2(rd.per_run);
-  np->data_bytes = static_cast<int32_t>(narrow_data_bytes(rd.runs, T.pitch, np->quad));
+  np->data_bytes = static_cast<int32_t>(narrow_data_bytes(rd.runs, rd.full, T.pitch, np->quad));
+  np->column_words = static_cast<int32_t>(narrow_column_words(rd.runs));
+  // The input bytes of a tile past its base: its farthest row's envelope.
+  int64_t reach = 0;
+  for (int k = 0; k < p.rank; ++k) reach += (T.t[k] - 1) * g.s_in[k] * es;
+  np->in_reach = reach + rd.full + 32;
   np->smem_bytes = static_cast<int32_t>(T.smem_bytes);
   np->in_bytes = np->out_bytes = p.bytes();
   np->num_tiles = T.num_tiles;

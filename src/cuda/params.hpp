@@ -109,6 +109,8 @@ struct NarrowParams {
   NarrowPhase rd, wr;
   int32_t quad = 0;        // 1: disjoint runs, written by 4x4 transposes in registers (narrow.cu)
   int32_t pitch = 0;       // bytes per row (16 x chunks + 4: odd in words, see narrow.cu)
+  int32_t column_words = 0;  // quads: words per column word of the rows (tile_shape.hpp)
+  int64_t in_reach = 0;      // input bytes a tile's loads reach past its base, at most
   int32_t raw_pitch = 0;   // bytes per raw row: the envelope of a row, and 16 more
   int32_t raw_bytes = 0;   // of one raw buffer (two of them lead the shared memory)
   // Lanes of a warp on one row's chunks (a power of two up to 32; log2): the load walks a row's

@@ -92,7 +92,7 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
     T.pitch = narrow_pitch(T.in_run * g.esize);
     T.smem_elems = 0;
     T.smem_bytes = 2 * rows * narrow_raw_pitch(T.in_run * g.esize) +
-                   narrow_data_bytes(rows, T.pitch, !T.overlap) +
+                   narrow_data_bytes(rows, T.in_run * g.esize, T.pitch, !T.overlap) +
                    16 * (rows + T.volume / T.out_run) +
                    (T.overlap ? ceil_div(2 * T.out_run, 16) * 16 : 16 * (T.volume / T.out_run));
     return T.smem_bytes <= kNarrowMaxSmemBytes;

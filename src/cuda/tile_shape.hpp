@@ -58,14 +58,20 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
 // run of `run_bytes`: whole 16-byte chunks and 4 bytes more, an odd number of words (narrow.cu).
 int64_t max_tile_volume(TileKind kind, int esize);
 inline int64_t narrow_pitch(int64_t run_bytes) { return ceil_div(run_bytes, 16) * 16 + 4; }
-// The raw copy of a row of `run_bytes` (narrow.cu): its 16-byte envelope at any shift, and the
-// 16 bytes a realigned last chunk reads past it.
-inline int64_t narrow_raw_pitch(int64_t run_bytes) { return ceil_div(run_bytes + 15, 16) * 16 + 16; }
-// Bytes of the narrow kernel's rows, a multiple of 16: with quads (disjoint runs) a word of skew
-// every four rows, and 8 rows more that the last blocks of four may read.
-inline int64_t narrow_data_bytes(int64_t rows, int64_t pitch, bool quad) {
-  const int64_t r = quad ? rows + 8 : rows;
-  return ceil_div(r * pitch + (quad ? 4 * (r / 4) : 0), 16) * 16;
+// The raw copy of a row of `run_bytes` (narrow.cu): its 16-byte envelope at any shift and the
+// 16 bytes a realigned last chunk reads past it, an odd number of chunks (lanes on consecutive
+// rows read distinct banks).
+inline int64_t narrow_raw_pitch(int64_t run_bytes) {
+  return (ceil_div(run_bytes + 15, 16) + 1) / 2 * 32 + 16;
+}
+// With quads (disjoint runs), the narrow kernel keeps the rows by column word (narrow.cu): the
+// words of all rows at one 4-byte column, 8 rows of padding before them (the unit before row
+// 0) and 16 after (units past the last row), a multiple of 4 words.
+inline int64_t narrow_column_words(int64_t rows) { return ceil_div(rows + 24, 4) * 4; }
+// Bytes of the narrow kernel's rows, a multiple of 16.
+inline int64_t narrow_data_bytes(int64_t rows, int64_t run_bytes, int64_t pitch, bool quad) {
+  if (quad) return ceil_div(run_bytes, 16) * 4 * narrow_column_words(rows) * 4;
+  return ceil_div(rows * pitch, 16) * 16;
 }
 
 // The grid of tiles in walk order (fastest first): the output run's blocked dim, then the input

@@ -63,14 +63,17 @@ int run_bytes(const NarrowPhase& ph, uint32_t lim0, uint32_t lim1) {
     }
     std::fill(filled.begin(), filled.end(), 0);
     const int rlen = run_bytes(np.rd, lim0, lim1);
-    if (rlen > np.pitch - 4) return ::testing::AssertionFailure() << "row longer than its pitch";
-    // With quads, a word of skew every four rows (narrow.cu's row_base).
-    const auto row_base = [&](int64_t r) { return r * np.pitch + (np.quad ? 4 * (r >> 2) : 0); };
+    if (!np.quad && rlen > np.pitch - 4)
+      return ::testing::AssertionFailure() << "row longer than its pitch";
+    // Byte i of row r in shared memory: by column word with quads (narrow.cu's column_word).
+    const auto byte_at = [&](int64_t r, int64_t i) {
+      return np.quad ? 4 * ((i / 4) * np.column_words + 8 + r) + i % 4 : r * np.pitch + i;
+    };
     for (int r = 0; r < np.rd.runs; ++r) {
       const Decoded d = decode(np.rd.dim, np.rd.n_dims, r);
       if (d.c0 >= lim0 || d.c1 >= lim1) continue;
       for (int i = 0; i < rlen; ++i) {
-        const int64_t at = row_base(r) + i;
+        const int64_t at = byte_at(r, i);
         if (at >= np.data_bytes) return ::testing::AssertionFailure() << "row past the data";
         smem[at] = in[bin * es + d.global + i];
         filled[at] = 1;
@@ -86,10 +89,11 @@ int run_bytes(const NarrowPhase& ph, uint32_t lim0, uint32_t lim1) {
       if (d.c0 >= lim0 || d.c1 >= lim1) continue;
       for (int ob = 0; ob < slen; ++ob) {
         const int el = ob / static_cast<int>(es);
-        const int64_t off = np.quad    ? row_base(el)
-                            : np.n_tab ? decode(np.tab, np.n_tab, el).shared
-                                       : int64_t{el} * np.lin_stride;
-        const int64_t at = d.shared + off + (ob - el * static_cast<int>(es));
+        const int64_t within = ob - el * static_cast<int>(es);
+        const int64_t at = np.quad ? byte_at(el, d.shared + within)
+                           : d.shared + within +
+                                 (np.n_tab ? decode(np.tab, np.n_tab, el).shared
+                                           : int64_t{el} * np.lin_stride);
         if (at < 0 || at >= np.data_bytes || !filled[at])
           return ::testing::AssertionFailure() << "span reads a byte no row filled: tile " << t;
         const int64_t o = bout * es + d.global + ob;
