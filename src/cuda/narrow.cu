@@ -45,7 +45,6 @@ struct SpanEntry {
   int32_t shared;
 };
 
-constexpr int kWarps = kNarrowThreads / 32;
 
 // Bytes of a run of this tile: the full run, or as far as its blocked last dim reaches.
 __device__ __forceinline__ int run_bytes(const NarrowPhase& ph, const TileBase& b) {
@@ -63,18 +62,14 @@ __device__ __forceinline__ int column_word(const NarrowParams& p, int g, int r) 
   return 4 * (g * p.column_words + 8 + r);
 }
 
-// A warp's walk over the rows of a tile with 2^lanes_log2 (<= 32) lanes on each row: this
-// thread takes rows `row`, row + step, ... and in each the chunks `chunk`, chunk + 2^lanes_log2,
-// ... Short rows share a warp, and nothing divides.
-struct RowWalk {
-  int lanes_log2, row, chunk, step;
-  __device__ __forceinline__ explicit RowWalk(int log2) : lanes_log2(log2) {
-    const int lane = threadIdx.x & 31;
-    row = (threadIdx.x >> 5 << (5 - log2)) + (lane >> log2);
-    chunk = lane & ((1 << log2) - 1);
-    step = kWarps << (5 - log2);
-  }
-};
+// A divisor known only on the device (a tile's count of units): FastDiv32::make's numbers.
+__device__ __forceinline__ FastDiv32 device_div(uint32_t d) {
+  FastDiv32 f;
+  f.d = d;
+  f.s = d > 1 ? 32 - __clz(d - 1) : 0;
+  f.m = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << f.s) - d)) / d + 1);
+  return f;
+}
 
 // Starts the loads of a tile's rows into `raw`: row r at r x raw_pitch holds the aligned
 // 16-byte chunks that cover it (from the boundary at or before its first byte), each moved by
@@ -87,24 +82,23 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
   const uint8_t* tile = in + tile_in;
   // A tile away from the tensor's ends (the common case) checks no chunk against them.
   const bool clear = tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes;
-  const RowWalk w(p.raw_lanes_log2);
-  for (int r = w.row; r < p.rd.runs; r += w.step) {
+  // Lanes on consecutive chunks of a row (coalesced), rows one after the other.
+  for (int i = threadIdx.x; i < p.raw_positions; i += kNarrowThreads) {
+    const int r = static_cast<int>(p.raw_div.div(static_cast<uint32_t>(i)));
+    const int at = (i - r * p.raw_per_row) * kNarrowChunk;
     const RowEntry e = rows[r];
     const uint8_t* first = tile + e.global;
     const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
-    if (!inside(e.coord, b)) continue;
-    first -= shift;
-    uint8_t* row = raw + r * p.raw_pitch;
-    for (int at = w.chunk * kNarrowChunk; at < shift + len; at += kNarrowChunk << w.lanes_log2) {
-      const uint8_t* src = first + at;
-      if (clear || (src >= in && src + kNarrowChunk <= in_end)) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                         static_cast<unsigned>(__cvta_generic_to_shared(row + at))),
-                     "l"(src));
-      } else {
-        for (int j = 0; j < kNarrowChunk; ++j)
-          if (src + j >= in && src + j < in_end) row[at + j] = src[j];
-      }
+    if (!inside(e.coord, b) || at >= shift + len) continue;
+    const uint8_t* src = first - shift + at;
+    uint8_t* dst = raw + r * p.raw_pitch + at;
+    if (clear || (src >= in && src + kNarrowChunk <= in_end)) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                       static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+                   "l"(src));
+    } else {
+      for (int j = 0; j < kNarrowChunk; ++j)
+        if (src + j >= in && src + j < in_end) dst[j] = src[j];
     }
   }
   asm volatile("cp.async.commit_group;\n" ::);
@@ -114,8 +108,8 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
 // loads and a funnel shift. Row layout: lanes hold consecutive chunks of a row, 16 bytes
 // apart, four banks of 32 per 4-byte store, so each group of eight lanes stores its words in
 // another order (rotated by lane / 8) and the four groups' stores meet in distinct banks.
-// Column words (quads): a lane a row, its four words to four column words, the lanes' rows
-// side by side in each (no conflict).
+// Column words (quads): lanes on consecutive rows at one chunk, each chunk's four words to four
+// column words, the lanes' rows side by side in each (no conflict).
 template <Write W>
 __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_t* in,
                                              int64_t tile_in, const RowEntry* rows,
@@ -123,47 +117,43 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
                                              uint8_t* data) {
   const int len = run_bytes(p.rd, b);
   const uintptr_t tile = reinterpret_cast<uintptr_t>(in) + tile_in;
+  const int positions = p.rd.runs * p.rd.per_run;
   if constexpr (W == Write::Quads) {
     const int column_bytes = 4 * p.column_words;
-    for (int r = threadIdx.x; r < p.rd.runs; r += kNarrowThreads) {
+    for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
+      const int k = static_cast<int>(p.rows_div.div(static_cast<uint32_t>(i)));
+      const int r = i - k * p.rd.runs;
       const RowEntry e = rows[r];
-      if (!inside(e.coord, b)) continue;
-      const int shift = static_cast<int>((tile + e.global) & 15);
-      const uint4* src = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch);
-      uint8_t* dst = data + column_word(p, 0, r);
-      for (int k = 0; 16 * k < len; ++k, dst += 4 * column_bytes) {
-        const uint4 v = realign16(src[k], src[k + 1], shift);
-        *reinterpret_cast<uint32_t*>(dst) = v.x;
-        *reinterpret_cast<uint32_t*>(dst + column_bytes) = v.y;
-        *reinterpret_cast<uint32_t*>(dst + 2 * column_bytes) = v.z;
-        *reinterpret_cast<uint32_t*>(dst + 3 * column_bytes) = v.w;
-      }
+      if (!inside(e.coord, b) || 16 * k >= len) continue;
+      const uint4* src = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch) + k;
+      const uint4 v = realign16(src[0], src[1], static_cast<int>((tile + e.global) & 15));
+      uint8_t* dst = data + column_word(p, 4 * k, r);
+      *reinterpret_cast<uint32_t*>(dst) = v.x;
+      *reinterpret_cast<uint32_t*>(dst + column_bytes) = v.y;
+      *reinterpret_cast<uint32_t*>(dst + 2 * column_bytes) = v.z;
+      *reinterpret_cast<uint32_t*>(dst + 3 * column_bytes) = v.w;
     }
     return;
   }
   const int rot = (threadIdx.x >> 3) & 3;  // y_j = word (j + rot) & 3
-  const RowWalk w(p.rd_lanes_log2);
-  for (int r = w.row; r < p.rd.runs; r += w.step) {
+  for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
+    const int r = static_cast<int>(p.rd.div.div(static_cast<uint32_t>(i)));
+    const int at = (i - r * p.rd.per_run) * kNarrowChunk;
     const RowEntry e = rows[r];
-    if (!inside(e.coord, b)) continue;
-    const int shift = static_cast<int>((tile + e.global) & 15);
-    const uint8_t* src = raw + r * p.raw_pitch;
-    uint8_t* dst = data + r * p.pitch;
-    for (int at = w.chunk * kNarrowChunk; at < len; at += kNarrowChunk << w.lanes_log2) {
-      const uint4* c = reinterpret_cast<const uint4*>(src + at);
-      const uint4 v = realign16(c[0], c[1], shift);
-      uint32_t y0 = v.x, y1 = v.y, y2 = v.z, y3 = v.w;
-      if (rot & 1) {
-        const uint32_t t = y0;
-        y0 = y1, y1 = y2, y2 = y3, y3 = t;
-      }
-      if (rot & 2) {
-        const uint32_t t0 = y0, t1 = y1;
-        y0 = y2, y1 = y3, y2 = t0, y3 = t1;
-      }
-      uint32_t* d = reinterpret_cast<uint32_t*>(dst + at);  // 4-byte aligned rows
-      d[rot] = y0, d[(rot + 1) & 3] = y1, d[(rot + 2) & 3] = y2, d[(rot + 3) & 3] = y3;
+    if (!inside(e.coord, b) || at >= len) continue;
+    const uint4* c = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch + at);
+    const uint4 v = realign16(c[0], c[1], static_cast<int>((tile + e.global) & 15));
+    uint32_t y0 = v.x, y1 = v.y, y2 = v.z, y3 = v.w;
+    if (rot & 1) {
+      const uint32_t t = y0;
+      y0 = y1, y1 = y2, y2 = y3, y3 = t;
     }
+    if (rot & 2) {
+      const uint32_t t0 = y0, t1 = y1;
+      y0 = y2, y1 = y3, y2 = t0, y3 = t1;
+    }
+    uint32_t* d = reinterpret_cast<uint32_t*>(data + r * p.pitch + at);  // 4-byte aligned
+    d[rot] = y0, d[(rot + 1) & 3] = y1, d[(rot + 2) & 3] = y2, d[(rot + 3) & 3] = y3;
   }
 }
 
@@ -214,23 +204,20 @@ __device__ __forceinline__ void columns_of(const uint4& x, uint32_t (&col)[4]) {
 
 // The whole 8-byte words of the quads of a tile with disjoint runs (see the top of this file).
 // A lane takes a word of columns (4 / ES of them) and 8 bytes of each of its columns (a unit:
-// 8 / ES rows), with the unit before them, and stores one aligned 8-byte word a column: a
-// warp's store is 256 contiguous bytes of a column. A warp's lanes share one word of columns,
-// or, when its units are few, the warp splits into groups of a power of two of lanes, each on
-// its own word of columns.
+// 8 / ES rows), with the unit before them, and stores one aligned 8-byte word a column: lanes
+// on consecutive units of a word of columns, then the next word of columns (`units`, the
+// tile's units a column, divides the positions).
 template <int ES>
 __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* base,
                                             const uint8_t* data, const ColumnEntry* columns,
-                                            const TileBase& b) {
+                                            const TileBase& b, const FastDiv32& units) {
   constexpr int kCols = 4 / ES, kRows = 8 / ES;  // a unit's rows: 2 (or 1) blocks of 4
   const int cols = run_bytes(p.rd, b) / ES;  // valid input-run positions
   const int bytes = run_bytes(p.wr, b);      // valid bytes of each column's span
-  const int units = (bytes + 6) / 8 + 1;     // units holding a span byte of some word
   const int groups = (cols + kCols - 1) / kCols;
-  const int lanes_log2 = units > 16 ? 5 : 32 - __clz(units - 1);  // lanes per word of columns
-  const int lane = threadIdx.x & ((1 << lanes_log2) - 1), per_warp_log2 = 5 - lanes_log2;
-  for (int g = (threadIdx.x >> 5 << per_warp_log2) + ((threadIdx.x & 31) >> lanes_log2);
-       g < groups; g += kWarps << per_warp_log2) {
+  for (int i = threadIdx.x; i < groups * static_cast<int>(units.d); i += kNarrowThreads) {
+    const int g = static_cast<int>(units.div(static_cast<uint32_t>(i)));
+    const int unit = i - g * static_cast<int>(units.d);
     uint8_t* dst[kCols];
     int tau[kCols];
 #pragma unroll
@@ -239,29 +226,27 @@ __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* base
       dst[c] = kCols * g + c < cols ? base + e.word : nullptr;
       tau[c] = e.tau;
     }
-    for (int unit = lane; unit < units; unit += 1 << lanes_log2) {
-      // Rows kRows (unit - 1) .. kRows (unit + 1) - 1 of this word of columns (the padding
-      // before row 0 for the first unit), 4 rows to a 16-byte load.
-      const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, kRows * unit));
-      uint32_t prev[2][4], cur[2][4];  // [block][column words, see columns_of]
+    // Rows kRows (unit - 1) .. kRows (unit + 1) - 1 of this word of columns (the padding
+    // before row 0 for the first unit), 4 rows to a 16-byte load.
+    const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, kRows * unit));
+    uint32_t prev[2][4], cur[2][4];  // [block][column words, see columns_of]
 #pragma unroll
-      for (int k = 0; k < kRows / 4; ++k) {
-        columns_of<ES>(at[k - kRows / 4], prev[k]);
-        columns_of<ES>(at[k], cur[k]);
-      }
-      const int first = 8 * unit;
-      const bool interior = first >= 7 && first + 8 <= bytes;
+    for (int k = 0; k < kRows / 4; ++k) {
+      columns_of<ES>(at[k - kRows / 4], prev[k]);
+      columns_of<ES>(at[k], cur[k]);
+    }
+    const int first = 8 * unit;
+    const bool interior = first >= 7 && first + 8 <= bytes;
 #pragma unroll
-      for (int c = 0; c < kCols; ++c) {
-        // Column c's 8 bytes before the unit and its 8 bytes, as two words each.
-        const uint32_t p0 = ES == 1 ? prev[0][c] : prev[0][2 * (c & 1)];
-        const uint32_t p1 = ES == 1 ? prev[1][c] : prev[0][2 * (c & 1) + 1];
-        const uint32_t v0 = ES == 1 ? cur[0][c] : cur[0][2 * (c & 1)];
-        const uint32_t v1 = ES == 1 ? cur[1][c] : cur[0][2 * (c & 1) + 1];
-        const int lo = first - tau[c];  // span byte of the word's start
-        if (dst[c] && (interior || (lo >= 0 && lo + 8 <= bytes)))  // else write_quad_ends
-          *reinterpret_cast<uint2*>(dst[c] + first) = shift8(p0, p1, v0, v1, tau[c]);
-      }
+    for (int c = 0; c < kCols; ++c) {
+      // Column c's 8 bytes before the unit and its 8 bytes, as two words each.
+      const uint32_t p0 = ES == 1 ? prev[0][c] : prev[0][2 * (c & 1)];
+      const uint32_t p1 = ES == 1 ? prev[1][c] : prev[0][2 * (c & 1) + 1];
+      const uint32_t v0 = ES == 1 ? cur[0][c] : cur[0][2 * (c & 1)];
+      const uint32_t v1 = ES == 1 ? cur[1][c] : cur[0][2 * (c & 1) + 1];
+      const int lo = first - tau[c];  // span byte of the word's start
+      if (dst[c] && (interior || (lo >= 0 && lo + 8 <= bytes)))  // else write_quad_ends
+        *reinterpret_cast<uint2*>(dst[c] + first) = shift8(p0, p1, v0, v1, tau[c]);
     }
   }
 }
@@ -369,6 +354,19 @@ __device__ __forceinline__ void write_gathered(const NarrowParams& p, uint8_t* b
   }
 }
 
+// A tile's walk position, and for quads its units a column (write_quads divides by them).
+struct TileInfo : TileBase {
+  FastDiv32 units;
+};
+
+template <Write W>
+__device__ __forceinline__ TileInfo tile_info(const NarrowParams& p, uint64_t t) {
+  TileInfo i;
+  static_cast<TileBase&>(i) = walk_tile(p.grid, p.n_grid, p.slot_tile, t);
+  if (W == Write::Quads) i.units = device_div((run_bytes(p.wr, i) + 6) / 8 + 1);
+  return i;
+}
+
 template <int ES, int G, Write W>
 __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     narrow_kernel(const __grid_constant__ NarrowParams p, const uint8_t* __restrict__ in,
@@ -394,16 +392,15 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   // The tile after the next, decoded by one thread an iteration ahead (a 64-bit division per
   // grid dim: by every thread, it cost ~14 % of the kernel's instructions) and handed over
   // through shared memory across the iteration's barriers.
-  __shared__ TileBase ahead[2];
+  __shared__ TileInfo ahead[2];
   const uint64_t step = gridDim.x;
   int64_t t = blockIdx.x;
-  if (threadIdx.x == 0 && t + step < p.num_tiles)
-    ahead[0] = walk_tile(p.grid, p.n_grid, p.slot_tile, t + step);
+  if (threadIdx.x == 0 && t + step < p.num_tiles) ahead[0] = tile_info<W>(p, t + step);
   __syncthreads();
   const uint8_t* in_end = in + p.in_bytes;
-  TileBase b;
+  TileInfo b;
   if (t < p.num_tiles) {
-    b = walk_tile(p.grid, p.n_grid, p.slot_tile, static_cast<uint64_t>(t));
+    b = tile_info<W>(p, t);
     load_rows(p, in, in_end, b.in * ES, rows, b, raw);
   }
   // Iteration k reads raw buffer k & 1; the next tile's loads go to the other buffer, which the
@@ -411,11 +408,10 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   for (uint32_t k = 0; t < p.num_tiles; t += step, ++k) {
     const int s = k & 1;
     const int64_t next = t + step;
-    TileBase nb;
+    TileInfo nb;
     if (next < p.num_tiles) {
       nb = ahead[s];
-      if (threadIdx.x == 0 && next + step < p.num_tiles)
-        ahead[s ^ 1] = walk_tile(p.grid, p.n_grid, p.slot_tile, next + step);
+      if (threadIdx.x == 0 && next + step < p.num_tiles) ahead[s ^ 1] = tile_info<W>(p, next + step);
       load_rows(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes);
       asm volatile("cp.async.wait_group 1;\n" ::);
     } else {
@@ -426,7 +422,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     if constexpr (W == Write::Quads) place_columns(p, out + b.out * ES, spans, columns);
     __syncthreads();
     if constexpr (W == Write::Quads) {
-      write_quads<ES>(p, out + b.out * ES, data, columns, b);
+      write_quads<ES>(p, out + b.out * ES, data, columns, b, b.units);
       write_quad_ends<ES>(p, out + b.out * ES, data, columns, b);
     } else {
       write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
@@ -485,9 +481,23 @@ int narrow_kernel_setup() {
   allow_smem<2, 1, Write::Evenly>();
   allow_smem<2, 1, Write::Table>();
   cudaGetLastError();
-  cudaFuncAttributes a{};
-  return cudaFuncGetAttributes(&a, narrow_kernel<1, 1, Write::Table>) == cudaSuccess ? a.numRegs
-                                                                                     : 0;
+  // The most of any instantiation: the planner sizes the grid to the blocks that fit.
+  const void* kernels[] = {
+      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads>),
+      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Evenly>),
+      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Table>),
+      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Quads>),
+      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Evenly>),
+      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Table>),
+      reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Evenly>),
+      reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Table>)};
+  int regs = 0;
+  for (const void* k : kernels) {
+    cudaFuncAttributes a{};
+    if (cudaFuncGetAttributes(&a, k) == cudaSuccess) regs = a.numRegs > regs ? a.numRegs : regs;
+  }
+  cudaGetLastError();
+  return regs;
 }
 
 }  // namespace xpose::detail

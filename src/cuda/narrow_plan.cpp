@@ -60,6 +60,7 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   NarrowPhase& rd = np->rd;
   phase(rd, true);
   rd.per_run = static_cast<int32_t>(ceil_div(rd.full, kNarrowChunk));
+  rd.div = FastDiv32::make(static_cast<uint32_t>(rd.per_run));
   NarrowPhase& wr = np->wr;
   phase(wr, false);
   wr.per_run = static_cast<int32_t>(ceil_div(wr.full + 31, kNarrowWord));  // from its sector
@@ -83,14 +84,10 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   np->pitch = static_cast<int32_t>(T.pitch);
   np->raw_pitch = static_cast<int32_t>(narrow_raw_pitch(T.in_run * es));
   np->raw_bytes = rd.runs * np->raw_pitch;
-  // Lanes per row: the row's chunks rounded up to a power of two, at most a warp.
-  const auto lanes_log2 = [](int64_t chunks) {
-    int l = 0;
-    while (l < 5 && (int64_t{1} << l) < chunks) ++l;
-    return l;
-  };
-  np->raw_lanes_log2 = lanes_log2(ceil_div(rd.full + 15, kNarrowChunk));
-  np->rd_lanes_log2 = lanes_log2(rd.per_run);
+  np->raw_per_row = static_cast<int32_t>(ceil_div(rd.full + 15, kNarrowChunk));
+  np->raw_positions = rd.runs * np->raw_per_row;
+  np->raw_div = FastDiv32::make(static_cast<uint32_t>(np->raw_per_row));
+  np->rows_div = FastDiv32::make(static_cast<uint32_t>(rd.runs));
   np->data_bytes = static_cast<int32_t>(narrow_data_bytes(rd.runs, rd.full, T.pitch, np->quad));
   np->column_words = static_cast<int32_t>(narrow_column_words(rd.runs));
   // The input bytes of a tile past its base: its farthest row's envelope.

@@ -101,7 +101,7 @@ struct NarrowPhase {
   int32_t full = 0;       // bytes of a run of a full tile
   int32_t per_run = 0;    // 16-byte chunks (read) or 4-byte words (write) per run
   int32_t positions = 0;  // write: kNarrowGroup x the word groups of a tile
-  FastDiv32 div;          // write: runs (positions are interleaved by group)
+  FastDiv32 div;          // read: per_run; write: runs (positions are interleaved by group)
   TileDim dim[kMaxTileDims];  // smem_stride: of the run's first byte; stride: global, bytes
 };
 
@@ -113,9 +113,10 @@ struct NarrowParams {
   int64_t in_reach = 0;      // input bytes a tile's loads reach past its base, at most
   int32_t raw_pitch = 0;   // bytes per raw row: the envelope of a row, and 16 more
   int32_t raw_bytes = 0;   // of one raw buffer (two of them lead the shared memory)
-  // Lanes of a warp on one row's chunks (a power of two up to 32; log2): the load walks a row's
-  // envelope, the realignment its chunks (narrow.cu's RowWalk).
-  int32_t raw_lanes_log2 = 0, rd_lanes_log2 = 0;
+  int32_t raw_per_row = 0;    // 16-byte chunks of a row's envelope, at most
+  int32_t raw_positions = 0;  // rows x raw_per_row
+  FastDiv32 raw_div;          // raw_per_row
+  FastDiv32 rows_div;         // rows (quads realign lanes on consecutive rows)
   int32_t data_bytes = 0;  // the rows (tile_shape.hpp's narrow_data_bytes); the tables follow
   // Shared-memory offset of output-run element o from its span's base: o x lin_stride when the
   // output run's dims are consecutive in shared memory (n_tab == 0), else from a per-block

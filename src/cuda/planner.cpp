@@ -46,7 +46,9 @@ struct Tuning {
   double narrow_position_instr = 25;
   double narrow_word_instr = 14;
   double narrow_quad_instr = 45;  // per lane of a quad task (4 rows x 4 bytes of columns)
-  int64_t narrow_run_targets_bytes[4] = {64, 128, 256, 512};
+  // Narrow runs up to 4 KB: with overlapping runs (22^6 perm (1,0,2,4,3,5)) a run must reach
+  // past two dims for the tile to fill its 16 KB; 968-byte tiles ran at 0.13 of copy.
+  int64_t narrow_run_targets_bytes[6] = {64, 128, 256, 512, 1024, 4096};
   int64_t run_targets_bytes[4] = {128, 256, 512, 1024};  // input/output run targets
   int64_t run_targets_elems[2] = {32, 8};  // small runs: tiles that fit for 1-byte elements
   // cp.async buffers of the tile kernel (elements >= 4 B). Run 6 (docs/perf/cuda-h100.md):
@@ -300,7 +302,8 @@ void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
 // Run options (dim, tile extent) along an order of dims, in a fixed array: planning makes them
 // for every view of every plan, so no heap.
 constexpr int kRunTargets =
-    static_cast<int>(std::size(kTune.run_targets_bytes) + std::size(kTune.run_targets_elems));
+    static_cast<int>(std::max(std::size(kTune.run_targets_bytes) + std::size(kTune.run_targets_elems),
+                              std::size(kTune.narrow_run_targets_bytes)));
 struct RunOptions {
   int n = 0;
   std::pair<int, int64_t> at[kRunTargets + kMaxRank];
