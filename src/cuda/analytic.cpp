@@ -227,7 +227,11 @@ void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
   const int64_t chunks = ceil_div(row_bytes, kRowChunkBytes);
   const int64_t items = rows * chunks;
   const int64_t capacity = static_cast<int64_t>(dev.sms) * (dev.max_threads_per_sm / 256);
-  c->grid = static_cast<unsigned>(std::max<int64_t>(1, std::min(ceil_div(items, 8), capacity)));
+  // Rows no 4-byte access fits run realigned, a thread per 16-byte output word (rows.cu).
+  const bool realign = row_bytes % 4 != 0;
+  const int64_t words = rows * (ceil_div(row_bytes, 16) + 1);
+  const int64_t blocks = realign ? ceil_div(words, 256) : ceil_div(items, 8);
+  c->grid = static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, capacity)));
   c->in_run = c->out_run = row_bytes / g.esize;
   c->num_tiles = items;
   const double eff_w = p.rank <= 1 ? 1.0
@@ -239,9 +243,12 @@ void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
   const double sm_share = std::min(1.0, static_cast<double>(c->grid) * 8 / dev.sms / 8);
   const double mem = dram_time(dev, p, 1.0, eff_w) / (mwp * std::max(sm_share, 1e-3));
   const int64_t width = std::min<int64_t>(16, row_bytes & -row_bytes);
-  const double instr = static_cast<double>(items) * 32 *
-                           (kTune.row_item_instr + kTune.grid_dim_instr * (p.rank - 1)) +
-                       static_cast<double>(p.bytes()) / width * 6;
+  const double instr =
+      realign ? static_cast<double>(words) *
+                    (kTune.row_word_instr + kTune.grid_dim_instr * (p.rank - 1))
+              : static_cast<double>(items) * 32 *
+                        (kTune.row_item_instr + kTune.grid_dim_instr * (p.rank - 1)) +
+                    static_cast<double>(p.bytes()) / width * 6;
   const double issue = issue_time(dev, instr);
   c->predicted = kTune.launch_s + std::max(mem, issue);
   c->terms = {p.bytes() / dev.dram_bytes_per_s, 1, 1 / eff_w, 1 / mwp,

@@ -28,6 +28,7 @@ struct Tuning {
   double grid_dim_instr = 14;       // per thread per tile and grid dimension: 64-bit fast div
   double slot_instr = 14;           // per thread slot per tile: 2 loads, 2 stores, checks
   double row_item_instr = 50;       // per warp item of the row kernel (plus grid_dim_instr/dim)
+  double row_word_instr = 40;       // per realigned 16-byte word (rows.cu; plus the row decode)
   // Narrow kernel (narrow.cu), thread instructions per read position (a 16-byte chunk: table
   // entry, two loads, the funnel shift, four shared stores), per write position (a span's
   // entry and alignment) and per word it writes (four gathered bytes), counted from its SASS.

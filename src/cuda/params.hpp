@@ -148,6 +148,12 @@ struct RowParams {
   int64_t row_bytes = 0;
   int64_t items = 0;         // rows * chunks per row
   FastDiv64 chunks;          // chunks per row
+  // Rows that no wide access fits (pointers or row length off 4-byte multiples) are copied in
+  // aligned 16-byte output words, each realigned from the input (rows.cu): words per row, at
+  // most, and the tensor's bytes (loads never leave it).
+  int64_t words = 0;
+  FastDiv64 words_div;
+  int64_t bytes = 0;
   int32_t n_dims = 0;        // row dimensions (input dims 1..rank-1 that have extent > 1)
   RowDim dim[kMaxGridDims];
 };

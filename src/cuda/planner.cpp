@@ -237,6 +237,9 @@ void build_rows(const Problem& p, RowParams* r) {
   const int64_t chunks = ceil_div(r->row_bytes, kRowChunkBytes);
   r->chunks = FastDiv64::make(static_cast<uint64_t>(chunks));
   r->items = p.volume * esize / r->row_bytes * chunks;
+  r->words = ceil_div(r->row_bytes, 16) + 1;
+  r->words_div = FastDiv64::make(static_cast<uint64_t>(r->words));
+  r->bytes = p.bytes();
   r->n_dims = 0;
   int64_t s_in = p.rank <= 1 ? 1 : p.extent[0];
   for (int k = 1; k < p.rank; ++k) {

@@ -5,8 +5,15 @@
 // before the stores. No shared memory. The row's offsets come from a 64-bit fast-division decode
 // of its index, once per chunk. The grid is folded (warps stride over chunks), so any size fits
 // the launch limits. A plain copy is one row.
+//
+// Rows that allow no access of 4 bytes (odd lengths of narrow elements, pointers off 4-byte
+// multiples) go through rows_realign_kernel instead: a lane takes one aligned 16-byte word of a
+// row's output, loads the two aligned input chunks that hold its bytes and funnel-shifts them
+// into place (bytes.cuh), and stores the word whole, or in aligned pieces at the row's two ends.
+// Lanes take the words of consecutive rows side by side, so short rows fill warps too.
 #include <cuda_runtime.h>
 
+#include "cuda/bytes.cuh"
 #include "cuda/elem_types.cuh"
 #include "cuda/runtime.hpp"
 
@@ -63,6 +70,73 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
+// Bytes [lo, hi) of the aligned 16-byte word at `d` (lo < hi <= 16), from `v`, as the fewest
+// aligned stores.
+__device__ __forceinline__ void store_part(uint8_t* d, int lo, int hi, const uint4& v) {
+  uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  int j = lo;
+  const auto bytes_at = [&](int at, int n) {  // n of 1, 2, 4 bytes at `at` (aligned)
+    const uint64_t pair = (static_cast<uint64_t>(w[(at >> 2) + (at >> 2 < 3)]) << 32) | w[at >> 2];
+    return static_cast<uint32_t>(pair >> (8 * (at & 3))) & (n == 4 ? ~0u : (1u << (8 * n)) - 1);
+  };
+  if ((j & 1) && j < hi) d[j] = static_cast<uint8_t>(bytes_at(j, 1)), ++j;
+  if ((j & 2) && j + 2 <= hi) *reinterpret_cast<uint16_t*>(d + j) = bytes_at(j, 2), j += 2;
+  if ((j & 4) && j + 4 <= hi) *reinterpret_cast<uint32_t*>(d + j) = bytes_at(j, 4), j += 4;
+  if (j + 8 <= hi) {
+    *reinterpret_cast<uint2*>(d + j) = make_uint2(bytes_at(j, 4), bytes_at(j + 4, 4));
+    j += 8;
+  }
+  if (j + 4 <= hi) *reinterpret_cast<uint32_t*>(d + j) = bytes_at(j, 4), j += 4;
+  if (j + 2 <= hi) *reinterpret_cast<uint16_t*>(d + j) = bytes_at(j, 2), j += 2;
+  if (j < hi) d[j] = static_cast<uint8_t>(bytes_at(j, 1));
+}
+
+__global__ void __launch_bounds__(kRowThreads)
+    rows_realign_kernel(const __grid_constant__ RowParams p, const unsigned char* __restrict__ in,
+                        unsigned char* __restrict__ out) {
+  const int64_t items = static_cast<int64_t>(p.words_div.d) * (p.items / p.chunks.d);
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kRowThreads;
+  const uint8_t* in_end = in + p.bytes;
+  for (int64_t item = blockIdx.x * int64_t{kRowThreads} + threadIdx.x; item < items;
+       item += stride) {
+    const uint64_t row = p.words_div.div(static_cast<uint64_t>(item));
+    const int64_t word = item - static_cast<int64_t>(row * p.words_div.d);
+    int64_t ib = 0, ob = 0;
+    uint64_t rest = row;
+    for (int k = 0; k < p.n_dims; ++k) {
+      const uint64_t q = p.dim[k].extent.div(rest);
+      const int64_t c = static_cast<int64_t>(rest - q * p.dim[k].extent.d);
+      rest = q;
+      ib += c * p.dim[k].in_stride;
+      ob += c * p.dim[k].out_stride;
+    }
+    // Output word `word` of the row: [a, a + 16), a 16-byte aligned; its bytes in the row.
+    uint8_t* dst = out + ob;
+    uint8_t* a = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(dst) & ~uintptr_t{15}) +
+                 16 * word;
+    const int64_t first = a - dst;  // row byte at a
+    if (first >= p.row_bytes) continue;
+    const int lo = first < 0 ? static_cast<int>(-first) : 0;
+    const int hi = p.row_bytes - first < 16 ? static_cast<int>(p.row_bytes - first) : 16;
+    const uint8_t* src = in + ib + first;  // input of row byte `first` (bytes [lo, hi) are used)
+    const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(src) & 15);
+    const uint4* c = reinterpret_cast<const uint4*>(src - shift);
+    uint4 v;
+    if (reinterpret_cast<const uint8_t*>(c) >= in &&
+        reinterpret_cast<const uint8_t*>(c + 2) <= in_end) {
+      v = realign16(c[0], c[1], shift);
+    } else {  // a tensor's end: only the bytes of the row
+      uint32_t x[4] = {0, 0, 0, 0};
+      for (int j = lo; j < hi; ++j) x[j >> 2] |= static_cast<uint32_t>(src[j]) << (8 * (j & 3));
+      v = make_uint4(x[0], x[1], x[2], x[3]);
+    }
+    if (lo == 0 && hi == 16)
+      *reinterpret_cast<uint4*>(a) = v;
+    else
+      store_part(a, lo, hi, v);
+  }
+}
+
 template <int Log2>
 cudaError_t launch_one(const RowParams& p, const void* in, void* out, cudaStream_t stream,
                        unsigned grid) {
@@ -80,8 +154,13 @@ constexpr LaunchFn kLaunch[5] = {&launch_one<0>, &launch_one<1>, &launch_one<2>,
 
 xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, void* out,
                            void* stream, unsigned grid) {
-  return launch_status(kLaunch[vec_log2](p, in, out, static_cast<cudaStream_t>(stream), grid),
-                       "rows");
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (vec_log2 < 2) {
+    rows_realign_kernel<<<grid, kRowThreads, 0, s>>>(p, static_cast<const unsigned char*>(in),
+                                                     static_cast<unsigned char*>(out));
+    return launch_status(cudaGetLastError(), "rows");
+  }
+  return launch_status(kLaunch[vec_log2](p, in, out, s, grid), "rows");
 }
 
 }  // namespace xpose::detail

@@ -1,7 +1,7 @@
-// The narrow kernel (elements of 1 and 2 bytes, src/cuda/narrow.cu) on the device: every tile
-// schema forced on odd extents, at every pointer misalignment that matters (the kernel moves
-// aligned 16-byte chunks and 4-byte words whatever the pointers), and shapes with many and
-// partial tiles whose first and last chunks meet the tensors' ends.
+// The narrow kernel (elements of 1 and 2 bytes, src/cuda/narrow.cu) and the realigned row copy
+// (rows.cu) on the device: every schema forced on odd extents, at every pointer misalignment
+// that matters (the kernels move aligned 16-byte chunks and words whatever the pointers), and
+// shapes with many and partial tiles whose first and last chunks meet the tensors' ends.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,9 +26,13 @@ TEST(CudaNarrow, ForcedSchemasOddExtentsAnyAlignment) {
       {{40, 3, 50}, {2, 1, 0}},     {{4, 3, 40, 5}, {1, 0, 3, 2}}, {{8, 9, 70}, {1, 2, 0}},
       {{2, 3, 4, 5, 6}, {4, 2, 0, 1, 3}}, {{5, 3, 2, 4, 35, 33}, {5, 4, 3, 2, 1, 0}},
       {{3, 90, 2, 60}, {1, 3, 0, 2}}, {{700, 300}, {1, 0}},        {{500, 130, 3}, {1, 0, 2}},
-      {{6, 33, 17}, {0, 2, 1}},     {{17, 19, 23, 29}, {3, 1, 0, 2}}, {{129, 255}, {1, 0}}};
+      {{6, 33, 17}, {0, 2, 1}},     {{17, 19, 23, 29}, {3, 1, 0, 2}}, {{129, 255}, {1, 0}},
+      {{119, 30, 7}, {0, 2, 1}},    {{13, 40, 50}, {0, 2, 1}},    {{3, 70, 90}, {0, 2, 1}},
+      {{4099}, {0}}};
+  // The row and copy kernels take rows of odd length realigned (rows.cu).
   const char* schemas[] = {nullptr, "tiled", "packed", "packed-split", "fvi-small",
-                           "tiled:in=16,out=16", "tiled:in=512,out=32", "packed:in=256,out=256"};
+                           "tiled:in=16,out=16", "tiled:in=512,out=32", "packed:in=256,out=256",
+                           "rows", "copy"};
   const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {2, 2}, {5, 6}, {15, 13}};
   DeviceBuffers bufs(size_t{1} << 21);
   int runs = 0;
@@ -44,7 +48,7 @@ TEST(CudaNarrow, ForcedSchemasOddExtentsAnyAlignment) {
           if (HasFailure()) return;
         }
   std::printf("%d narrow runs checked\n", runs);
-  EXPECT_GT(runs, 600);
+  EXPECT_GT(runs, 800);
 }
 
 // Random shapes up to a few MB: many tiles, edge tiles along both blocked dims, row-major too.
