@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 #include "args.hpp"
@@ -21,12 +22,14 @@ const char* kBenchHelp =
     "usage: xpose bench SUITE... [options]\n"
     "\n"
     "SUITE is a built-in suite (below) or a file of lines 'SUITE CASE EXTENTS PERM' as --list\n"
-    "prints them; several run as one benchmark (one summary line each). Each case: a fresh\n"
-    "plan, random input, poisoned output, one checked run, then the median of --reps runs and\n"
-    "of as many copies of the same bytes. Exit status 1 when any case is wrong or fails.\n"
+    "prints them; several run as one benchmark (one summary line each, and one per element size\n"
+    "where a suite mixes them). Each case: a fresh plan, random input, poisoned output, one\n"
+    "checked run, then the median of --reps runs and of as many copies of the same bytes. Exit\n"
+    "status 1 when any case is wrong or fails. A case's own element size (elem=BYTES after its\n"
+    "permutation) takes precedence over --elem and --type.\n"
     "\n"
-    "  --list        print the cases, one per line: SUITE CASE EXTENTS PERM\n"
-    "  --limit N     N cases spread evenly over each suite\n"
+    "  --list        print the cases, one per line: SUITE CASE EXTENTS PERM [elem=BYTES]\n"
+    "  --limit N     N cases spread evenly over each suite (and over each element size in it)\n"
     "  --csv FILE    write suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan\n"
     "  --rounds N    run all the suites' cases N times over (default 1) and keep, per case,\n"
     "                the round whose ratio is the median: a slow phase of the machine then\n"
@@ -46,7 +49,7 @@ std::string csv_quote(const std::string& s) {
   return q + "\"";
 }
 
-void write_csv(std::ostream& out, const Row& r, size_t elem) {
+void write_csv(std::ostream& out, const Row& r, size_t run_elem) {
   char nums[160];
   std::snprintf(nums, sizeof nums, "%.6f,%.6f,%.4f,%.1f", r.m.ms, r.m.copy_ms, r.m.ratio(),
                 r.m.plan_us);
@@ -54,7 +57,7 @@ void write_csv(std::ostream& out, const Row& r, size_t elem) {
   const size_t eol = r.m.plan.find('\n');
   const std::string normalized =
       eol == std::string::npos ? "" : first_line(r.m.plan.substr(eol + 1));
-  out << r.c.suite << ',' << r.c.name << ',' << elem << ',' << nums << ','
+  out << r.c.suite << ',' << r.c.name << ',' << r.c.elem_or(run_elem) << ',' << nums << ','
       << csv_quote(r.failed ? "" : normalized) << ','
       << csv_quote(r.failed ? "FAILED: " + r.error : first_line(r.m.plan)) << '\n';
 }
@@ -69,10 +72,17 @@ void report_case(const Row& r, size_t index, size_t count) {
                  join(r.c.perm).c_str(), r.m.ms, r.m.copy_ms, r.m.ratio());
 }
 
+// The run's settings with the case's own element size, if it has one.
+Settings for_case(const Settings& s, const Case& c) {
+  Settings cs = s;
+  cs.elem = c.elem_or(s.elem);
+  return cs;
+}
+
 Row run_one(const Case& c, const Settings& s, Workspace& ws, uint64_t seed) {
   Row r{c, {}, false, {}};
   try {
-    r.m = measure_case(c, s, ws, seed);
+    r.m = measure_case(c, for_case(s, c), ws, seed);
     if (!r.m.check.ok()) {
       r.failed = true;
       r.error = "wrong result: " + std::to_string(r.m.check.wrong) + " of " +
@@ -87,17 +97,18 @@ Row run_one(const Case& c, const Settings& s, Workspace& ws, uint64_t seed) {
 
 size_t max_bytes(const std::vector<Case>& cases, size_t elem) {
   size_t m = 0;
-  for (const Case& c : cases) m = std::max(m, static_cast<size_t>(c.volume()) * elem);
+  for (const Case& c : cases) m = std::max(m, static_cast<size_t>(c.volume()) * c.elem_or(elem));
   return m;
 }
+
+using Suites = std::vector<std::pair<std::string, std::vector<Case>>>;
+using Results = std::vector<std::pair<std::string, std::vector<Row>>>;
 
 // Every case of every suite once per round, rounds one after the other; per case the round
 // whose ratio is the median (its time, copy time and plan are reported together), failed if
 // any round failed.
-using Suites = std::vector<std::pair<std::string, std::vector<Case>>>;
-std::vector<std::pair<std::string, std::vector<Row>>> run_suites(const Suites& suites,
-                                                                 const Settings& s, bool quiet,
-                                                                 int rounds, std::ostream* csv) {
+Results run_suites(const Suites& suites, const Settings& s, bool quiet, int rounds,
+                   std::ostream* csv) {
   size_t bytes = 0, total = 0;
   for (const auto& g : suites) bytes = std::max(bytes, max_bytes(g.second, s.elem));
   for (const auto& g : suites) total += g.second.size();
@@ -112,7 +123,7 @@ std::vector<std::pair<std::string, std::vector<Row>>> run_suites(const Suites& s
         if ((!quiet && rounds == 1) || by_case[g][i].back().failed)
           report_case(by_case[g][i].back(), n + 1, total);
       }
-  std::vector<std::pair<std::string, std::vector<Row>>> out;
+  Results out;
   for (size_t g = 0, n = 0; g < suites.size(); ++g) {
     out.push_back({suites[g].first, {}});
     for (std::vector<Row>& runs : by_case[g]) {
@@ -133,28 +144,50 @@ std::vector<std::pair<std::string, std::vector<Row>>> run_suites(const Suites& s
   return out;
 }
 
-// One line per suite: cases, median, 10th percentile and worst copy ratio, failures.
-void print_summary(const std::vector<std::pair<std::string, std::vector<Row>>>& suites,
-                   const Settings& s) {
+// "8-byte elements", or "1, 2, 4-byte elements" for a run whose cases mix sizes.
+std::string elem_sizes(const Results& suites, size_t run_elem) {
+  std::set<size_t> sizes;
+  for (const auto& suite : suites)
+    for (const Row& r : suite.second) sizes.insert(r.c.elem_or(run_elem));
+  std::string text;
+  for (size_t e : sizes) text += (text.empty() ? "" : ", ") + std::to_string(e);
+  return text + "-byte elements";
+}
+
+// A table row: cases, median, 10th percentile and worst copy ratio, failures.
+void print_row(const std::string& label, const std::vector<const Row*>& rows) {
+  std::vector<double> ratios;
+  size_t failed = 0;
+  for (const Row* r : rows) {
+    if (r->failed) ++failed;
+    else if (!r->m.empty) ratios.push_back(r->m.ratio());
+  }
+  std::printf("| %-12s | %5zu | %6.3f | %6.3f | %6.3f | %6zu |\n", label.c_str(), rows.size(),
+              median(ratios), percentile(ratios, 10), percentile(ratios, 0), failed);
+}
+
+// One row per suite; where a suite mixes element sizes, then one per size ("  2-byte").
+void print_summary(const Results& suites, const Settings& s) {
   const std::string misaligned =
       s.misalign > 0 ? ", pointers " + std::to_string(s.misalign) + " bytes past alignment" : "";
-  std::printf("ratio = copy time / transposition time (> 1: faster than a copy); %zu-byte "
-              "elements, %s, %s%s\n\n",
-              s.elem, s.on_gpu() ? "cuda" : "cpu",
+  std::printf("ratio = copy time / transposition time (> 1: faster than a copy); %s, %s, %s%s\n\n",
+              elem_sizes(suites, s.elem).c_str(), s.on_gpu() ? "cuda" : "cpu",
               s.planning == XPOSE_PLAN_MEASURE ? "measure planning" : "heuristic planning",
               misaligned.c_str());
   std::printf("| %-12s | %5s | %6s | %6s | %6s | %6s |\n", "suite", "cases", "median", "p10",
               "worst", "failed");
   std::printf("|--------------|------:|-------:|-------:|-------:|-------:|\n");
   for (const auto& [name, rows] : suites) {
-    std::vector<double> ratios;
-    size_t failed = 0;
+    std::map<size_t, std::vector<const Row*>> by_elem;
+    std::vector<const Row*> all;
     for (const Row& r : rows) {
-      if (r.failed) ++failed;
-      else if (!r.m.empty) ratios.push_back(r.m.ratio());
+      by_elem[r.c.elem_or(s.elem)].push_back(&r);
+      all.push_back(&r);
     }
-    std::printf("| %-12s | %5zu | %6.3f | %6.3f | %6.3f | %6zu |\n", name.c_str(), rows.size(),
-                median(ratios), percentile(ratios, 10), percentile(ratios, 0), failed);
+    print_row(name, all);
+    if (by_elem.size() > 1)
+      for (const auto& [elem, of_size] : by_elem)
+        print_row("  " + std::to_string(elem) + "-byte", of_size);
   }
 }
 
