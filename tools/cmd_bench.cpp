@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 
@@ -30,6 +31,7 @@ const char* kBenchHelp =
     "\n"
     "  --list        print the cases, one per line: SUITE CASE EXTENTS PERM [elem=BYTES]\n"
     "  --limit N     N cases spread evenly over each suite (and over each element size in it)\n"
+    "  --seed N      the fresh suite's seed (default: a new one, printed as 'fresh: seed N')\n"
     "  --csv FILE    write suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan\n"
     "  --rounds N    run all the suites' cases N times over (default 1) and keep, per case,\n"
     "                the round whose ratio is the median: a slow phase of the machine then\n"
@@ -166,14 +168,16 @@ void print_row(const std::string& label, const std::vector<const Row*>& rows) {
               median(ratios), percentile(ratios, 10), percentile(ratios, 0), failed);
 }
 
-// One row per suite; where a suite mixes element sizes, then one per size ("  2-byte").
-void print_summary(const Results& suites, const Settings& s) {
+// One row per suite; where a suite mixes element sizes, then one per size ("  2-byte"). `note`
+// (the fresh suite's seed) goes under the header.
+void print_summary(const Results& suites, const Settings& s, const std::string& note) {
   const std::string misaligned =
       s.misalign > 0 ? ", pointers " + std::to_string(s.misalign) + " bytes past alignment" : "";
   std::printf("ratio = copy time / transposition time (> 1: faster than a copy); %s, %s, %s%s\n\n",
               elem_sizes(suites, s.elem).c_str(), s.on_gpu() ? "cuda" : "cpu",
               s.planning == XPOSE_PLAN_MEASURE ? "measure planning" : "heuristic planning",
               misaligned.c_str());
+  if (!note.empty()) std::printf("%s\n\n", note.c_str());
   std::printf("| %-12s | %5s | %6s | %6s | %6s | %6s |\n", "suite", "cases", "median", "p10",
               "worst", "failed");
   std::printf("|--------------|------:|-------:|-------:|-------:|-------:|\n");
@@ -202,11 +206,35 @@ Suites group(const std::vector<Case>& cases, size_t limit) {
   return groups;
 }
 
+// The suites of the command line, each cut to --limit. `fresh` is drawn from --seed, or from a
+// seed chosen now and printed at once (and in the summary, through `note`) so that the run can
+// be replayed.
+Suites load_groups(const ParsedArgs& args, std::string* note) {
+  const std::string* limit_arg = args.get("--limit");
+  const size_t limit =
+      limit_arg ? static_cast<size_t>(parse_int("--limit", *limit_arg, 1, 1 << 30)) : SIZE_MAX;
+  const auto& names = args.positional;
+  const bool fresh = std::find(names.begin(), names.end(), "fresh") != names.end();
+  uint64_t seed = std::random_device{}();
+  if (const std::string* v = args.get("--seed")) {
+    if (!fresh) throw UsageError("--seed: only the fresh suite is drawn from a seed");
+    seed = static_cast<uint64_t>(parse_int("--seed", *v, 0, INT64_MAX));
+  }
+  if (fresh) {
+    *note = "fresh: seed " + std::to_string(seed);
+    std::fprintf(stderr, "%s\n", note->c_str());
+  }
+  Suites groups;
+  for (const std::string& suite : names)
+    for (auto& g : group(load_suite(suite, seed), limit)) groups.push_back(std::move(g));
+  return groups;
+}
+
 }  // namespace
 
 int bench_command(const std::vector<std::string>& argv) {
   std::set<std::string> flags = kSettingFlags;
-  flags.insert({"--csv", "--limit", "--rounds"});
+  flags.insert({"--csv", "--limit", "--rounds", "--seed"});
   const ParsedArgs args = parse_args("bench", argv, flags, with_settings({"--list", "--quiet"}));
   if (args.has("--help")) {
     std::printf("%s%s\nsuites:\n", kBenchHelp, settings_help());
@@ -216,15 +244,11 @@ int bench_command(const std::vector<std::string>& argv) {
   }
   if (args.positional.empty()) throw UsageError("bench: which suite? (see xpose bench --help)");
   Settings s = parse_settings(args);
-  const size_t limit = args.get("--limit")
-                           ? static_cast<size_t>(parse_int("--limit", *args.get("--limit"), 1, 1 << 30))
-                           : SIZE_MAX;
   const int rounds = args.get("--rounds")
                          ? static_cast<int>(parse_int("--rounds", *args.get("--rounds"), 1, 99))
                          : 1;
-  Suites groups;
-  for (const std::string& suite : args.positional)
-    for (auto& g : group(load_suite(suite), limit)) groups.push_back(std::move(g));
+  std::string note;
+  const Suites groups = load_groups(args, &note);
   if (args.has("--list")) {
     for (const auto& g : groups)
       for (const Case& c : g.second) std::printf("%s\n", list_line(c).c_str());
@@ -242,7 +266,7 @@ int bench_command(const std::vector<std::string>& argv) {
   size_t failed = 0;
   for (const auto& suite : results)
     for (const Row& r : suite.second) failed += r.failed;
-  print_summary(results, s);
+  print_summary(results, s, note);
   if (failed) std::fprintf(stderr, "xpose: bench: %zu case(s) failed\n", failed);
   return failed ? 1 : 0;
 }

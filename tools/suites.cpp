@@ -131,6 +131,25 @@ std::vector<Case> dtypes() {
   return out;
 }
 
+// Plan generalization (issue 13 point 6), shapes no suite above tuned the planner on: ranks
+// 2-10, element sizes 1-16 bytes, 30-500 MB (log-uniform), extents of a random ratio in [1, 20],
+// random non-identity permutations, from the run's seed.
+std::vector<Case> fresh(uint64_t seed) {
+  Random rng(seed);
+  std::vector<Case> out;
+  constexpr size_t kElems[] = {1, 2, 4, 8, 16};
+  for (int i = 0; i < 60; ++i) {
+    const int rank = 2 + static_cast<int>(rng.below(9));
+    const size_t elem = kElems[rng.below(5)];
+    const double bytes = 30e6 * std::pow(500.0 / 30.0, rng.unit());
+    const double ratio = 1 + 19 * rng.unit();
+    out.push_back(make("fresh", format("c%02d-r%de%zu", i, rank, elem),
+                       ratio_extents(rng, rank, ratio, bytes / elem), random_perm(rng, rank),
+                       elem));
+  }
+  return out;
+}
+
 std::vector<Case> fixed_extents(const std::string& suite, std::vector<int64_t> e, size_t count,
                                 uint64_t seed) {
   Random rng(seed);
@@ -161,7 +180,7 @@ std::vector<Case> small() {
   return out;
 }
 
-std::vector<Case> builtin(const std::string& name) {
+std::vector<Case> builtin(const std::string& name, uint64_t seed) {
   if (name == "quick") return quick();
   if (name == "ttlg6d-15") return ttlg6d(15);
   if (name == "ttlg6d-16") return ttlg6d(16);
@@ -173,6 +192,7 @@ std::vector<Case> builtin(const std::string& name) {
   if (name == "square") return square();
   if (name == "small") return small();
   if (name == "dtypes") return dtypes();
+  if (name == "fresh") return fresh(seed);
   return {};
 }
 
@@ -220,11 +240,12 @@ const std::vector<SuiteInfo>& builtin_suites() {
       {"square", "rank-2 transposes of side 13952..13968"},
       {"small", "4 KiB to 1 MiB, ranks 2-6 (latency; not part of all)"},
       {"all", "every suite above but quick and small"},
-      {"dtypes", "cuTT's recipe at ~200 MB for 1, 2, 4, 8, 16-byte elements, 6D in fp16"}};
+      {"dtypes", "cuTT's recipe at ~200 MB for 1, 2, 4, 8, 16-byte elements, 6D in fp16"},
+      {"fresh", "60 random cases: ranks 2-10, 1-16 B elements, 30-500 MB, a new seed per run"}};
   return suites;
 }
 
-std::vector<Case> load_suite(const std::string& name) {
+std::vector<Case> load_suite(const std::string& name, uint64_t seed) {
   if (name.find('/') != std::string::npos ||
       (name.size() > 4 && name.compare(name.size() - 4, 4, ".txt") == 0))
     return from_file(name);
@@ -233,12 +254,12 @@ std::vector<Case> load_suite(const std::string& name) {
     for (const auto& s : builtin_suites()) {
       if (s.name == "all") break;  // the suites after it are not part of it
       if (s.name == "quick" || s.name == "small") continue;
-      auto cases = builtin(s.name);
+      auto cases = builtin(s.name, seed);
       out.insert(out.end(), cases.begin(), cases.end());
     }
     return out;
   }
-  auto cases = builtin(name);
+  auto cases = builtin(name, seed);
   if (cases.empty()) {
     std::string names;
     for (const auto& s : builtin_suites()) names += " " + s.name;

@@ -20,8 +20,8 @@ const std::vector<SuiteInfo>& builtin_suites();
 
 // The cases of a built-in suite, of `all` (every built-in suite before it but `quick` and
 // `small`), or of a suite file (any name containing '/' or ending in .txt). Throws UsageError for
-// unknown names.
-std::vector<Case> load_suite(const std::string& name);
+// unknown names. `seed` draws the `fresh` suite; every other suite is fixed.
+std::vector<Case> load_suite(const std::string& name, uint64_t seed = 0);
 
 // "SUITE CASE EXTENTS PERM", e.g. "quick q01 4096,2048 1,0", and " elem=BYTES" after it for a case
 // with its own element size: what --list prints and suite files hold.
