@@ -156,9 +156,9 @@ class Torch:
     def __init__(self, torch):
         self.torch = torch
 
-    def run(self, bufs, case, shape, axes, dtype, reps):
+    def run(self, bufs, case, shape, axes, dtype, reps, batch):
         src, dst = bufs.typed_in(case, dtype), bufs.typed_out(case, dtype)
-        copy_ms, batch = timed_events(self.torch, lambda: dst.copy_(src), reps)
+        copy_ms, batch = timed_events(self.torch, lambda: dst.copy_(src), reps, batch)
         x = src.view(shape)
         out = dst.view([shape[a] for a in axes])
         ms, _ = timed_events(self.torch, lambda: out.copy_(x.permute(axes)), reps, batch)
@@ -171,12 +171,12 @@ class Cupy:
     def __init__(self, torch, cupy):
         self.torch, self.cp = torch, cupy
 
-    def run(self, bufs, case, shape, axes, dtype, reps):
+    def run(self, bufs, case, shape, axes, dtype, reps, batch):
         cp = self.cp
         dtype = CUPY_STANDINS.get(dtype, dtype)
         x = cp.asarray(bufs.raw_in(case)).view(getattr(cp, dtype)).reshape(shape)
         dst = cp.empty_like(x)
-        copy_ms, batch = timed_events(self.torch, lambda: cp.copyto(dst, x), reps)
+        copy_ms, batch = timed_events(self.torch, lambda: cp.copyto(dst, x), reps, batch)
         holder = {}
 
         def transpose():
@@ -195,7 +195,7 @@ class Jax:
         # float64 and complex128 would silently become float32 and complex64 without x64.
         jax.config.update("jax_enable_x64", True)
 
-    def run(self, bufs, case, shape, axes, dtype, reps):
+    def run(self, bufs, case, shape, axes, dtype, reps, batch):
         jax = self.jax
         jnp = jax.numpy
         raw = jax.dlpack.from_dlpack(bufs.raw_in(case))
@@ -204,7 +204,7 @@ class Jax:
         copy = jax.jit(jnp.copy)
         if copy(x).unsafe_buffer_pointer() == x.unsafe_buffer_pointer():
             raise RuntimeError("jit(jnp.copy) returned its input: no copy to time")
-        copy_ms, batch = host_ms(lambda: copy(x), reps)
+        copy_ms, batch = host_ms(lambda: copy(x), reps, batch)
         transpose = jax.jit(lambda a: jnp.transpose(a, axes))
         ms, _ = host_ms(lambda: transpose(x), reps, batch)
         got = self.torch.from_dlpack(to_bytes(jax, transpose(x)))
@@ -281,8 +281,9 @@ def load_frameworks(names):
     return torch, out
 
 
-def run_case(bufs, frameworks, case, dtype, reps):
-    """One row per framework: its times, or the error that stopped it on this case."""
+def run_case(bufs, frameworks, case, dtype, reps, batch=None):
+    """One row per framework: its times (`batch` calls per timed batch, None: by the copy's
+    time), or the error that stopped it on this case."""
     shape, axes = numpy_order(case.extents, case.perm)
     want = bufs.want(case, shape, axes)
     rows = []
@@ -290,8 +291,8 @@ def run_case(bufs, frameworks, case, dtype, reps):
         row = dict(framework=fw.name, suite=case.suite, case=case.name, elem=case.elem,
                    dtype=dtype, ms=0.0, copy_ms=0.0, ratio=0.0, batch=0, ok=0, error="")
         try:
-            ran, ms, copy_ms, batch, got = fw.run(bufs, case, shape, axes, dtype, reps)
-            row.update(dtype=ran, ms=ms, copy_ms=copy_ms, ratio=copy_ms / ms, batch=batch,
+            ran, ms, copy_ms, ran_batch, got = fw.run(bufs, case, shape, axes, dtype, reps, batch)
+            row.update(dtype=ran, ms=ms, copy_ms=copy_ms, ratio=copy_ms / ms, batch=ran_batch,
                        ok=int(bufs.torch.equal(got, want)))
         except Exception as e:  # a dtype or shape a framework cannot do: reported, not fatal
             row["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:200]
@@ -365,6 +366,9 @@ def main():
     ap.add_argument("--dtype", action="append",
                     help=f"dtype for the cases of its size (repeatable): {', '.join(DTYPE_SIZES)}")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--single", action="store_true",
+                    help="time one call per event pair (JAX: per wait), never batches: the "
+                    "single-call columns of xpose bench --latency")
     ap.add_argument("--frameworks", default="torch,cupy,jax")
     ap.add_argument("--csv", help="write " + ",".join(FIELDS) + " (a row as each case ends)")
     ap.add_argument("--xpose-csv", help="`xpose bench --csv` of the same cases, to compare")
@@ -383,7 +387,8 @@ def main():
             continue
         bufs = Buffers(torch, max(volume(c.extents) * c.elem for c in cases))
         for case in cases:
-            for row in run_case(bufs, frameworks, case, dtypes[case.elem], args.reps):
+            for row in run_case(bufs, frameworks, case, dtypes[case.elem], args.reps,
+                                1 if args.single else None):
                 rows.append(row)
                 if writer:
                     writer.writerow(row)

@@ -36,6 +36,11 @@ const char* kBenchHelp =
     "  --rounds N    run all the suites' cases N times over (default 1) and keep, per case,\n"
     "                the round whose ratio is the median: a slow phase of the machine then\n"
     "                touches a round of every case instead of a stretch of cases (noisy VMs)\n"
+    "  --latency     also time single calls: ms and ratio then time batches of at least 20\n"
+    "                back-to-back calls (warm caches on the CPU); each call alone between two\n"
+    "                events, the copy likewise, and per call a CUDA graph of the batch replayed\n"
+    "                (GPU) are printed per case and added to the CSV as batch,single_us,\n"
+    "                copy_single_us,graph_us,copy_graph_us (the sizes suite)\n"
     "  --quiet       no per-case lines on stderr\n";
 
 struct Row {
@@ -51,7 +56,17 @@ std::string csv_quote(const std::string& s) {
   return q + "\"";
 }
 
-void write_csv(std::ostream& out, const Row& r, size_t run_elem) {
+// With --latency: the columns after the plan (empty for a failed case).
+std::string latency_csv(const Row& r) {
+  if (r.failed || !r.m.latency) return ",,,,";
+  const Latency& l = *r.m.latency;
+  char nums[160];
+  std::snprintf(nums, sizeof nums, ",%d,%.3f,%.3f,%.3f,%.3f", l.batch, 1e3 * l.single_ms,
+                1e3 * l.copy_single_ms, 1e3 * l.graph_ms, 1e3 * l.copy_graph_ms);
+  return nums;
+}
+
+void write_csv(std::ostream& out, const Row& r, size_t run_elem, bool latency) {
   char nums[160];
   std::snprintf(nums, sizeof nums, "%.6f,%.6f,%.4f,%.1f", r.m.ms, r.m.copy_ms, r.m.ratio(),
                 r.m.plan_us);
@@ -61,7 +76,8 @@ void write_csv(std::ostream& out, const Row& r, size_t run_elem) {
       eol == std::string::npos ? "" : first_line(r.m.plan.substr(eol + 1));
   out << r.c.suite << ',' << r.c.name << ',' << r.c.elem_or(run_elem) << ',' << nums << ','
       << csv_quote(r.failed ? "" : normalized) << ','
-      << csv_quote(r.failed ? "FAILED: " + r.error : first_line(r.m.plan)) << '\n';
+      << csv_quote(r.failed ? "FAILED: " + r.error : first_line(r.m.plan))
+      << (latency ? latency_csv(r) : "") << '\n';
 }
 
 void report_case(const Row& r, size_t index, size_t count) {
@@ -81,10 +97,10 @@ Settings for_case(const Settings& s, const Case& c) {
   return cs;
 }
 
-Row run_one(const Case& c, const Settings& s, Workspace& ws, uint64_t seed) {
+Row run_one(const Case& c, const Settings& s, Workspace& ws, uint64_t seed, bool latency) {
   Row r{c, {}, false, {}};
   try {
-    r.m = measure_case(c, for_case(s, c), ws, seed);
+    r.m = measure_case(c, for_case(s, c), ws, seed, latency);
     if (!r.m.check.ok()) {
       r.failed = true;
       r.error = "wrong result: " + std::to_string(r.m.check.wrong) + " of " +
@@ -109,7 +125,13 @@ using Results = std::vector<std::pair<std::string, std::vector<Row>>>;
 // Every case of every suite once per round, rounds one after the other; per case the round
 // whose ratio is the median (its time, copy time and plan are reported together), failed if
 // any round failed.
-Results run_suites(const Suites& suites, const Settings& s, bool quiet, int rounds,
+struct RunOptions {
+  bool quiet = false;
+  bool latency = false;
+  int rounds = 1;
+};
+
+Results run_suites(const Suites& suites, const Settings& s, const RunOptions& o,
                    std::ostream* csv) {
   size_t bytes = 0, total = 0;
   for (const auto& g : suites) bytes = std::max(bytes, max_bytes(g.second, s.elem));
@@ -117,12 +139,12 @@ Results run_suites(const Suites& suites, const Settings& s, bool quiet, int roun
   Workspace ws(s, bytes);
   std::vector<std::vector<std::vector<Row>>> by_case(suites.size());
   for (size_t g = 0; g < suites.size(); ++g) by_case[g].resize(suites[g].second.size());
-  for (int round = 0; round < rounds; ++round)
+  for (int round = 0; round < o.rounds; ++round)
     for (size_t g = 0, n = 0; g < suites.size(); ++g)
       for (size_t i = 0; i < suites[g].second.size(); ++i, ++n) {
-        by_case[g][i].push_back(run_one(suites[g].second[i], s, ws, 1000 + i));
+        by_case[g][i].push_back(run_one(suites[g].second[i], s, ws, 1000 + i, o.latency));
         // One round: each case as it runs; more: failures at once, the kept rounds below.
-        if ((!quiet && rounds == 1) || by_case[g][i].back().failed)
+        if ((!o.quiet && o.rounds == 1) || by_case[g][i].back().failed)
           report_case(by_case[g][i].back(), n + 1, total);
       }
   Results out;
@@ -137,10 +159,10 @@ Results run_suites(const Suites& suites, const Settings& s, bool quiet, int roun
         std::sort(runs.begin(), runs.end(),
                   [](const Row& a, const Row& b) { return a.m.ratio() < b.m.ratio(); });
         out.back().second.push_back(runs[runs.size() / 2]);
-        if (!quiet && rounds > 1) report_case(out.back().second.back(), n + 1, total);
+        if (!o.quiet && o.rounds > 1) report_case(out.back().second.back(), n + 1, total);
       }
       ++n;
-      if (csv) write_csv(*csv, out.back().second.back(), s.elem);
+      if (csv) write_csv(*csv, out.back().second.back(), s.elem, o.latency);
     }
   }
   return out;
@@ -166,6 +188,33 @@ void print_row(const std::string& label, const std::vector<const Row*>& rows) {
   }
   std::printf("| %-12s | %5zu | %6.3f | %6.3f | %6.3f | %6zu |\n", label.c_str(), rows.size(),
               median(ratios), percentile(ratios, 10), percentile(ratios, 0), failed);
+}
+
+// --latency: per case, the batched time per call and ratio, then single calls of the
+// transposition and of the copy and what one call alone costs more than the copy, then graph
+// replays per call.
+void print_latency(const Results& suites, size_t run_elem) {
+  std::printf("| %-18s | %12s | %10s | %6s | %9s | %9s | %9s | %9s | %9s |\n", "case", "bytes",
+              "batched us", "ratio", "single us", "copy us", "diff us", "graph us", "copy gr us");
+  std::printf("|--------------------|-------------:|-----------:|-------:|----------:|----------:|"
+              "----------:|----------:|----------:|\n");
+  for (const auto& suite : suites)
+    for (const Row& r : suite.second) {
+      if (r.failed || !r.m.latency) continue;
+      const Latency& l = *r.m.latency;
+      const auto bytes = static_cast<unsigned long long>(r.c.volume()) * r.c.elem_or(run_elem);
+      std::printf("| %-18s | %12llu | %10.2f | %6.3f | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f |\n",
+                  r.c.name.c_str(), bytes, 1e3 * r.m.ms, r.m.ratio(), 1e3 * l.single_ms,
+                  1e3 * l.copy_single_ms, 1e3 * (l.single_ms - l.copy_single_ms),
+                  1e3 * l.graph_ms, 1e3 * l.copy_graph_ms);
+    }
+  std::set<std::string> notes;
+  for (const auto& suite : suites)
+    for (const Row& r : suite.second)
+      if (!r.failed && r.m.latency && !r.m.latency->graph_error.empty())
+        notes.insert(r.m.latency->graph_error);
+  for (const std::string& why : notes) std::printf("no graph time: %s\n", why.c_str());
+  std::printf("\n");
 }
 
 // One row per suite; where a suite mixes element sizes, then one per size ("  2-byte"). `note`
@@ -235,7 +284,8 @@ Suites load_groups(const ParsedArgs& args, std::string* note) {
 int bench_command(const std::vector<std::string>& argv) {
   std::set<std::string> flags = kSettingFlags;
   flags.insert({"--csv", "--limit", "--rounds", "--seed"});
-  const ParsedArgs args = parse_args("bench", argv, flags, with_settings({"--list", "--quiet"}));
+  const ParsedArgs args =
+      parse_args("bench", argv, flags, with_settings({"--list", "--quiet", "--latency"}));
   if (args.has("--help")) {
     std::printf("%s%s\nsuites:\n", kBenchHelp, settings_help());
     for (const auto& suite : builtin_suites())
@@ -244,9 +294,11 @@ int bench_command(const std::vector<std::string>& argv) {
   }
   if (args.positional.empty()) throw UsageError("bench: which suite? (see xpose bench --help)");
   Settings s = parse_settings(args);
-  const int rounds = args.get("--rounds")
-                         ? static_cast<int>(parse_int("--rounds", *args.get("--rounds"), 1, 99))
-                         : 1;
+  RunOptions o;
+  o.quiet = args.has("--quiet");
+  o.latency = args.has("--latency");
+  if (const std::string* r = args.get("--rounds"))
+    o.rounds = static_cast<int>(parse_int("--rounds", *r, 1, 99));
   std::string note;
   const Suites groups = load_groups(args, &note);
   if (args.has("--list")) {
@@ -259,10 +311,11 @@ int bench_command(const std::vector<std::string>& argv) {
   if (const std::string* path = args.get("--csv")) {
     csv.open(*path);
     if (!csv) throw ToolError("--csv: cannot write '" + *path + "'");
-    csv << "suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan\n";
+    csv << "suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan"
+        << (o.latency ? ",batch,single_us,copy_single_us,graph_us,copy_graph_us" : "") << '\n';
   }
-  const auto results =
-      run_suites(groups, s, args.has("--quiet"), rounds, csv.is_open() ? &csv : nullptr);
+  const Results results = run_suites(groups, s, o, csv.is_open() ? &csv : nullptr);
+  if (o.latency) print_latency(results, s.elem);
   size_t failed = 0;
   for (const auto& suite : results)
     for (const Row& r : suite.second) failed += r.failed;

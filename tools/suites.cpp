@@ -1,6 +1,7 @@
 #include "suites.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -150,6 +151,30 @@ std::vector<Case> fresh(uint64_t seed) {
   return out;
 }
 
+// Issue 14's sizes: 4 KiB to 1 GiB in steps of 4x, 2D, 4D and 6D, 4, 2 and 8-byte elements (f32,
+// fp16, f64): extents are powers of two as even as the bytes allow (a 2^k-element volume split
+// over the dimensions), permutations that fuse no dimensions. Named "f32-4d-16KiB".
+std::vector<Case> sizes() {
+  const std::pair<const char*, size_t> types[] = {{"f32", 4}, {"fp16", 2}, {"f64", 8}};
+  const std::pair<int, std::vector<int>> shapes[] = {
+      {2, {1, 0}}, {4, {1, 3, 0, 2}}, {6, {4, 2, 0, 5, 3, 1}}};
+  std::vector<Case> out;
+  for (const auto& [type, elem] : types)
+    for (const auto& [rank, perm] : shapes)
+      for (int log_bytes = 12; log_bytes <= 30; log_bytes += 2) {
+        const int log_volume = log_bytes - std::countr_zero(elem);
+        std::vector<int64_t> e(rank);
+        for (int k = 0; k < rank; ++k)
+          e[k] = int64_t{1} << (log_volume / rank + (k < log_volume % rank ? 1 : 0));
+        const int unit = log_bytes >= 30 ? 30 : log_bytes >= 20 ? 20 : 10;
+        const char* units = unit == 30 ? "GiB" : unit == 20 ? "MiB" : "KiB";
+        out.push_back(make("sizes", format("%s-%dd-%d%s", type, rank, 1 << (log_bytes - unit),
+                                           units),
+                           std::move(e), perm, elem));
+      }
+  return out;
+}
+
 std::vector<Case> fixed_extents(const std::string& suite, std::vector<int64_t> e, size_t count,
                                 uint64_t seed) {
   Random rng(seed);
@@ -193,6 +218,7 @@ std::vector<Case> builtin(const std::string& name, uint64_t seed) {
   if (name == "small") return small();
   if (name == "dtypes") return dtypes();
   if (name == "fresh") return fresh(seed);
+  if (name == "sizes") return sizes();
   return {};
 }
 
@@ -241,7 +267,8 @@ const std::vector<SuiteInfo>& builtin_suites() {
       {"small", "4 KiB to 1 MiB, ranks 2-6 (latency; not part of all)"},
       {"all", "every suite above but quick and small"},
       {"dtypes", "cuTT's recipe at ~200 MB for 1, 2, 4, 8, 16-byte elements, 6D in fp16"},
-      {"fresh", "60 random cases: ranks 2-10, 1-16 B elements, 30-500 MB, a new seed per run"}};
+      {"fresh", "60 random cases: ranks 2-10, 1-16 B elements, 30-500 MB, a new seed per run"},
+      {"sizes", "4 KiB to 1 GiB (x4), 2D / 4D / 6D, f32 / fp16 / f64 (with --latency)"}};
   return suites;
 }
 
