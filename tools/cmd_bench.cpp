@@ -58,7 +58,7 @@ std::string csv_quote(const std::string& s) {
 
 // With --latency: the columns after the plan (empty for a failed case).
 std::string latency_csv(const Row& r) {
-  if (r.failed || !r.m.latency) return ",,,,";
+  if (r.failed || !r.m.latency) return ",,,,,";
   const Latency& l = *r.m.latency;
   char nums[160];
   std::snprintf(nums, sizeof nums, ",%d,%.3f,%.3f,%.3f,%.3f", l.batch, 1e3 * l.single_ms,
@@ -122,15 +122,15 @@ size_t max_bytes(const std::vector<Case>& cases, size_t elem) {
 using Suites = std::vector<std::pair<std::string, std::vector<Case>>>;
 using Results = std::vector<std::pair<std::string, std::vector<Row>>>;
 
-// Every case of every suite once per round, rounds one after the other; per case the round
-// whose ratio is the median (its time, copy time and plan are reported together), failed if
-// any round failed.
 struct RunOptions {
   bool quiet = false;
   bool latency = false;
   int rounds = 1;
 };
 
+// Every case of every suite once per round, rounds one after the other; per case the round
+// whose ratio is the median (its time, copy time and plan are reported together), failed if
+// any round failed.
 Results run_suites(const Suites& suites, const Settings& s, const RunOptions& o,
                    std::ostream* csv) {
   size_t bytes = 0, total = 0;
@@ -264,12 +264,12 @@ Suites load_groups(const ParsedArgs& args, std::string* note) {
       limit_arg ? static_cast<size_t>(parse_int("--limit", *limit_arg, 1, 1 << 30)) : SIZE_MAX;
   const auto& names = args.positional;
   const bool fresh = std::find(names.begin(), names.end(), "fresh") != names.end();
-  uint64_t seed = std::random_device{}();
-  if (const std::string* v = args.get("--seed")) {
-    if (!fresh) throw UsageError("--seed: only the fresh suite is drawn from a seed");
-    seed = static_cast<uint64_t>(parse_int("--seed", *v, 0, INT64_MAX));
-  }
+  const std::string* seed_arg = args.get("--seed");
+  if (seed_arg && !fresh) throw UsageError("--seed: only the fresh suite is drawn from a seed");
+  uint64_t seed = 0;
   if (fresh) {
+    seed = seed_arg ? static_cast<uint64_t>(parse_int("--seed", *seed_arg, 0, INT64_MAX))
+                    : std::random_device{}();
     *note = "fresh: seed " + std::to_string(seed);
     std::fprintf(stderr, "%s\n", note->c_str());
   }
