@@ -40,8 +40,10 @@ import time
 from collections import namedtuple
 
 # JAX takes 75 % of the GPU's memory at its first call unless told not to, which would leave
-# PyTorch too little for the suite's buffers.
+# PyTorch too little for the suite's buffers; and without 64-bit types it would make float64 and
+# complex128 float32 and complex64 (Jax below asks for them again, and refuses a case without).
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+os.environ.setdefault("JAX_ENABLE_X64", "1")
 
 DTYPE_SIZES = {"uint8": 1, "int8": 1, "float8_e4m3fn": 1, "float16": 2, "bfloat16": 2,
                "float32": 4, "float64": 8, "complex128": 16}
@@ -200,6 +202,8 @@ class Jax:
         jnp = jax.numpy
         raw = jax.dlpack.from_dlpack(bufs.raw_in(case))
         x = from_bytes(jax, raw, getattr(jnp, dtype), shape)
+        if x.dtype != jnp.dtype(getattr(jnp, dtype)):
+            raise RuntimeError(f"JAX made {x.dtype} of {dtype} (64-bit types off?)")
         x.block_until_ready()
         copy = jax.jit(jnp.copy)
         if copy(x).unsafe_buffer_pointer() == x.unsafe_buffer_pointer():
