@@ -65,7 +65,7 @@ $x bench bench/suites/rect-large.txt --backend cuda --elem 4 --planning measure 
 timeout 60 $x bench-single --backend cuda > "$r/bench-single.txt" 2>&1; tail -12 "$r/bench-single.txt" >> "$sum"; pack; }
 want frameworks && { log "frameworks";
 PYTHONUNBUFFERED=1 timeout 70 python3 tools/bench_frameworks.py --xpose $x --suite ttlg6d-16 \
-  --suite cutt-random --suite cutt-rank8 --suite square --limit 24 --reps 10 \
+  --suite cutt-random --suite cutt-rank8 --suite square --limit 24 --reps 10 --frameworks torch,cupy \
   --csv "$r/frameworks.csv" > "$r/frameworks.log" 2>&1; echo "exit $?" >> "$sum"; tail -12 "$r/frameworks.log" >> "$sum"; pack; }
 want sanitizer && { log "compute-sanitizer";
 mc='CudaCorrectness.ForcedSchemas:CudaCorrectness.UnalignedPointers:InplaceGpu.EveryForcedScheme'

@@ -83,6 +83,13 @@ std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& 
   return out;
 }
 
+size_t parse_elem(const std::string& flag, const std::string& text) {
+  const auto elem = static_cast<size_t>(parse_int(flag, text, 1, 16));
+  if (elem != 1 && elem != 2 && elem != 4 && elem != 8 && elem != 16)
+    throw UsageError(flag + ": " + text + " is not one of 1, 2, 4, 8, 16");
+  return elem;
+}
+
 const std::set<std::string> kSettingFlags = {"--elem",    "--type",    "--layout",
                                              "--backend", "--planning", "--threads",
                                              "--schema",  "--reps",     "--misalign"};
@@ -141,11 +148,7 @@ E parse_choice(const ParsedArgs& args, const std::string& flag, E fallback,
 
 Settings parse_settings(const ParsedArgs& args) {
   Settings s;
-  if (const std::string* e = args.get("--elem")) {
-    s.elem = static_cast<size_t>(parse_int("--elem", *e, 1, 16));
-    if (s.elem != 1 && s.elem != 2 && s.elem != 4 && s.elem != 8 && s.elem != 16)
-      throw UsageError("--elem: " + *e + " is not one of 1, 2, 4, 8, 16");
-  }
+  if (const std::string* e = args.get("--elem")) s.elem = parse_elem("--elem", *e);
   if (const std::string* t = args.get("--type")) {
     const size_t size = type_size(*t);
     if (args.get("--elem") && size != s.elem)

@@ -31,6 +31,8 @@ int64_t parse_int(const std::string& flag, const std::string& text, int64_t lo, 
 // The items of a comma-separated list ("" is no item; empty items are kept).
 std::vector<std::string> split_list(const std::string& text);
 std::vector<int64_t> parse_int_list(const std::string& flag, const std::string& text);
+// An element size: 1, 2, 4, 8 or 16.
+size_t parse_elem(const std::string& flag, const std::string& text);
 
 // The flags every command that plans shares (see settings_help()).
 extern const std::set<std::string> kSettingFlags;

@@ -385,6 +385,7 @@ int calibrate_command(const std::vector<std::string>& argv) {
     for (const Case& c : spread(load_suite(suite), cfg.eval_limit)) {
       CalibrationCase cc;
       cc.c = c;
+      cc.elem = c.elem_or(cc.elem);
       cc.fold = -1;
       cases.push_back(std::move(cc));
     }

@@ -27,8 +27,10 @@ struct Case {
   std::string name;
   std::vector<int64_t> extents;
   std::vector<int> perm;
+  size_t elem = 0;  // element bytes of this case; 0: the run's (--elem, Settings::elem)
 
   int64_t volume() const;
+  size_t elem_or(size_t run_elem) const { return elem ? elem : run_elem; }
 };
 
 // What the command line chose; backend is resolved to CPU or CUDA before anything runs.

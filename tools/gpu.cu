@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <memory>
 
 #include "common.hpp"
 #include "gpu.hpp"
@@ -155,11 +156,45 @@ std::vector<double> time_ms(const std::function<void(void*)>& enqueue, int reps,
 }
 
 std::vector<double> copy_ms(void* dst, const void* src, size_t bytes, int reps, int batch) {
-  return time_events(
-      [&](cudaStream_t s) {
-        check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
-      },
-      reps, batch);
+  return time_events([&](cudaStream_t s) { copy_async(dst, src, bytes, s); }, reps, batch);
+}
+
+void copy_async(void* dst, const void* src, size_t bytes, void* stream) {
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                        static_cast<cudaStream_t>(stream)),
+        "cudaMemcpyAsync");
+}
+
+std::vector<double> graph_ms(const std::function<void(void*)>& enqueue, int reps, int batch) {
+  const cudaStream_t s = the_stream();
+  // Thread-local mode: only this thread's capture-unsafe calls (a synchronization, an
+  // allocation) invalidate the capture.
+  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  cudaGraph_t captured = nullptr;
+  try {
+    for (int b = 0; b < batch; ++b) enqueue(s);
+  } catch (...) {
+    // The stream must leave capture mode before anything else runs on it.
+    if (cudaStreamEndCapture(s, &captured) == cudaSuccess && captured) cudaGraphDestroy(captured);
+    cudaGetLastError();
+    throw;
+  }
+  const cudaError_t ended = cudaStreamEndCapture(s, &captured);
+  cudaGetLastError();  // a failed capture leaves no sticky error for later calls
+  check(ended, "graph capture (cudaStreamEndCapture)");
+  const std::unique_ptr<CUgraph_st, decltype(&cudaGraphDestroy)> graph(captured,
+                                                                        cudaGraphDestroy);
+  cudaGraphExec_t made = nullptr;
+  check(cudaGraphInstantiate(&made, graph.get(), 0), "cudaGraphInstantiate");
+  const std::unique_ptr<CUgraphExec_st, decltype(&cudaGraphExecDestroy)> exec(
+      made, cudaGraphExecDestroy);
+  const auto launch = [&](cudaStream_t st) {
+    check(cudaGraphLaunch(exec.get(), st), "cudaGraphLaunch");
+  };
+  launch(s);  // the first launch uploads the graph: a warm-up
+  std::vector<double> ms = time_events(launch, reps, 1);
+  for (double& t : ms) t /= batch;
+  return ms;
 }
 
 }  // namespace xpose_tool::gpu

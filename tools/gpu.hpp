@@ -33,5 +33,11 @@ void* stream();
 std::vector<double> time_ms(const std::function<void(void*)>& enqueue, int reps, int batch = 1);
 // The same for cudaMemcpyAsync device-to-device of `bytes`.
 std::vector<double> copy_ms(void* dst, const void* src, size_t bytes, int reps, int batch = 1);
+// That copy, enqueued on `stream`.
+void copy_async(void* dst, const void* src, size_t bytes, void* stream);
+// Milliseconds per enqueue when `batch` enqueues, captured on stream() into a CUDA graph, are
+// replayed: each of `reps` launches of the graph between a pair of events, divided by `batch`.
+// Throws ToolError when the capture fails (the enqueued work is not capturable).
+std::vector<double> graph_ms(const std::function<void(void*)>& enqueue, int reps, int batch);
 
 }  // namespace xpose_tool::gpu

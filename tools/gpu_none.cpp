@@ -27,5 +27,7 @@ void synchronize() { absent(); }
 void* stream() { absent(); }
 std::vector<double> time_ms(const std::function<void(void*)>&, int, int) { absent(); }
 std::vector<double> copy_ms(void*, const void*, size_t, int, int) { absent(); }
+void copy_async(void*, const void*, size_t, void*) { absent(); }
+std::vector<double> graph_ms(const std::function<void(void*)>&, int, int) { absent(); }
 
 }  // namespace xpose_tool::gpu

@@ -7,12 +7,16 @@
     plot_bench.py planning heuristic.csv measured.csv [-o planning.png]
         heuristic vs measure planning, case by case
     plot_bench.py frameworks bench.csv frameworks.csv [-o frameworks.png]
-        xpose vs PyTorch / CuPy: median and 10th-percentile ratio per suite
+        xpose vs PyTorch / CuPy / JAX: median and 10th-percentile ratio per suite
+    plot_bench.py dtypes bench.csv frameworks.csv [-o dtypes.png]
+        xpose vs JAX / PyTorch / CuPy per element size: a box per framework over the cases of
+        each size (whiskers 5th-95th percentile), every case a dot (`xpose bench dtypes`)
 
 The ratio is copy time / transposition time: 1 is copy speed, higher is faster.
 """
 import argparse
 import csv
+import random
 import re
 import statistics
 import sys
@@ -143,6 +147,49 @@ def plot_frameworks(args):
     fig.savefig(args.output or "frameworks.png", dpi=120)
 
 
+def ratios_by_elem(rows, name_of):
+    """{name: {element size: [copy ratios]}}."""
+    out = {}
+    for r in rows:
+        out.setdefault(name_of(r), {}).setdefault(int(r["elem"]), []).append(float(r["ratio"]))
+    return out
+
+
+def plot_dtypes(args):
+    series = ratios_by_elem(ok_rows(read_rows(args.xpose_csv)), lambda r: "xpose")
+    fw_rows = [r for r in read_rows(args.frameworks_csv) if r.get("ok", "1") == "1"]
+    series.update(ratios_by_elem(fw_rows, lambda r: r["framework"]))
+    elems = sorted({e for per in series.values() for e in per})
+    if not elems:
+        sys.exit("plot_bench: no successful cases in either CSV")
+    width = 0.8 / len(series)
+    jitter = random.Random(0)
+    fig, ax = plt.subplots(figsize=(max(7, 1.8 * len(elems)), 4.5))
+    for i, (name, per) in enumerate(series.items()):
+        color = f"C{i}"
+        shift = (i - (len(series) - 1) / 2) * width
+        pos = [j + shift for j, e in enumerate(elems) if e in per]
+        data = [per[e] for e in elems if e in per]
+        box = ax.boxplot(data, positions=pos, widths=0.85 * width, whis=(5, 95),
+                         showfliers=False, patch_artist=True, medianprops={"color": "black"})
+        for patch in box["boxes"]:
+            patch.set(facecolor=color, alpha=0.35)
+        for p, ratios in zip(pos, data):
+            xs = [p + jitter.uniform(-0.3, 0.3) * width for _ in ratios]
+            ax.scatter(xs, ratios, s=5, color=color, zorder=3)
+        ax.plot([], [], color=color, linewidth=6, alpha=0.6,
+                label=f"{name} (median {statistics.median(sum(data, [])):.2f})")
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    ax.set_xticks(range(len(elems)))
+    ax.set_xticklabels([f"{e}-byte" for e in elems])
+    ax.set_xlim(-0.6, len(elems) - 0.4)
+    ax.set_ylabel("copy time / time")
+    ax.set_title("ratio to a same-run copy, per element size")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(args.output or "dtypes.png", dpi=120)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="chart", required=True)
@@ -153,10 +200,14 @@ def main():
     p.add_argument("heuristic")
     p.add_argument("measured")
     p.set_defaults(run=plot_planning)
-    p = sub.add_parser("frameworks", help="xpose vs PyTorch and CuPy")
+    p = sub.add_parser("frameworks", help="xpose vs PyTorch, CuPy and JAX")
     p.add_argument("xpose_csv")
     p.add_argument("frameworks_csv")
     p.set_defaults(run=plot_frameworks)
+    p = sub.add_parser("dtypes", help="xpose vs the frameworks per element size")
+    p.add_argument("xpose_csv")
+    p.add_argument("frameworks_csv")
+    p.set_defaults(run=plot_dtypes)
     for p in sub.choices.values():
         p.add_argument("-o", "--output", help="PNG file")
     args = ap.parse_args()

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "args.hpp"
 #include "gpu.hpp"
@@ -172,43 +173,93 @@ void execute(xpose_plan_t plan, const void* in, void* out, void* stream) {
   check_status(xpose_execute(plan, in, out, stream), "execute");
 }
 
+// Single calls and graphs of the GPU case that time_gpu timed in batches of `batch`. A graph
+// that cannot be captured leaves its reason, not a failed case.
+Latency gpu_latency(const std::function<void(void*)>& run, const std::function<void(void*)>& copy,
+                    int reps, int batch) {
+  Latency l;
+  l.batch = batch;
+  l.single_ms = median(gpu::time_ms(run, reps));
+  l.copy_single_ms = median(gpu::time_ms(copy, reps));
+  try {
+    l.graph_ms = median(gpu::graph_ms(run, reps, batch));
+    l.copy_graph_ms = median(gpu::graph_ms(copy, reps, batch));
+  } catch (const ToolError& e) {
+    l.graph_ms = l.copy_graph_ms = 0;
+    l.graph_error = e.what();
+  }
+  return l;
+}
+
+void time_gpu(xpose_plan_t plan, Workspace& ws, size_t bytes, int reps, bool latency,
+              Measurement* m) {
+  // Cases whose copy takes less than half of kBatchMs (under ~70 MB) are timed in batches of
+  // back-to-back launches lasting about kBatchMs, the copy in the same batches: single event
+  // pairs around a launch of a few microseconds time the launch and the events as much as the
+  // work, and swung the copy of 1 MB between 4 and 11 us from one machine to the next.
+  constexpr double kBatchMs = 0.1;
+  const double once = median(gpu::copy_ms(ws.out(), ws.in(), bytes, 3));
+  int batch = static_cast<int>(std::clamp(kBatchMs / std::max(once, 1e-6), 1.0, 1000.0));
+  if (latency) batch = std::max(batch, kLatencyBatch);
+  const auto run = [&](void* stream) { execute(plan, ws.in(), ws.out(), stream); };
+  const auto copy = [&](void* stream) { gpu::copy_async(ws.out(), ws.in(), bytes, stream); };
+  m->samples = gpu::time_ms(run, reps, batch);
+  m->copy_ms = median(gpu::time_ms(copy, reps, batch));
+  if (latency) m->latency = gpu_latency(run, copy, reps, batch);
+}
+
+// Transposition and copy alternate, each after a cache flush (unless --warm), so both see the
+// same cache state and any drift of the machine affects both alike. With `latency` those are
+// the single calls, and batches of back-to-back calls (warm) give ms and copy_ms.
+void time_cpu(xpose_plan_t plan, Workspace& ws, size_t bytes, const Settings& s, bool latency,
+              Measurement* m) {
+  const int reps = default_reps(s);
+  const auto run = [&] { execute(plan, ws.in(), ws.out(), nullptr); };
+  const auto copy = [&] { parallel_memcpy(ws.out(), ws.in(), bytes, s.threads); };
+  copy();
+  static CacheFlusher flusher(s.threads);
+  std::vector<double> runs, copies;
+  for (int r = 0; r < reps; ++r) {
+    if (!s.warm) flusher.flush();
+    runs.push_back(cpu_time_ms(run, 1).front());
+    if (!s.warm) flusher.flush();
+    copies.push_back(cpu_time_ms(copy, 1).front());
+  }
+  if (!latency) {
+    m->samples = runs;
+    m->copy_ms = median(copies);
+    return;
+  }
+  Latency l;
+  l.batch = kLatencyBatch;
+  l.single_ms = median(runs);
+  l.copy_single_ms = median(copies);
+  l.graph_error = "no graphs on the CPU";
+  const auto batched = [&](const std::function<void()>& fn) {
+    std::vector<double> ms = cpu_time_ms([&] { for (int b = 0; b < l.batch; ++b) fn(); }, reps);
+    for (double& t : ms) t /= l.batch;
+    return ms;
+  };
+  m->samples = batched(run);
+  m->copy_ms = median(batched(copy));
+  m->latency = l;
+}
+
 // Median times of the plan and of the copy; both warmed up once first (the plan's warm-up
 // run is the checked one, made by the caller).
-void time_case(xpose_plan_t plan, Workspace& ws, size_t bytes, const Settings& s,
+void time_case(xpose_plan_t plan, Workspace& ws, size_t bytes, const Settings& s, bool latency,
                Measurement* m) {
-  const int reps = default_reps(s);
   if (s.on_gpu()) {
-    // Cases whose copy takes less than half of kBatchMs (under ~70 MB) are timed in batches of
-    // back-to-back launches lasting about kBatchMs, the copy in the same batches: single event
-    // pairs around a launch of a few microseconds time the launch and the events as much as the
-    // work, and swung the copy of 1 MB between 4 and 11 us from one machine to the next.
-    constexpr double kBatchMs = 0.1;
-    const double once = median(gpu::copy_ms(ws.out(), ws.in(), bytes, 3));
-    const int batch = static_cast<int>(std::clamp(kBatchMs / std::max(once, 1e-6), 1.0, 1000.0));
-    m->samples = gpu::time_ms([&](void* stream) { execute(plan, ws.in(), ws.out(), stream); },
-                              reps, batch);
-    m->copy_ms = median(gpu::copy_ms(ws.out(), ws.in(), bytes, reps, batch));
+    time_gpu(plan, ws, bytes, default_reps(s), latency, m);
   } else {
-    // Transposition and copy alternate, each after a cache flush (unless --warm), so both see
-    // the same cache state and any drift of the machine affects both alike.
-    const auto copy = [&] { parallel_memcpy(ws.out(), ws.in(), bytes, s.threads); };
-    copy();
-    static CacheFlusher flusher(s.threads);
-    std::vector<double> copies;
-    for (int r = 0; r < reps; ++r) {
-      if (!s.warm) flusher.flush();
-      m->samples.push_back(
-          cpu_time_ms([&] { execute(plan, ws.in(), ws.out(), nullptr); }, 1).front());
-      if (!s.warm) flusher.flush();
-      copies.push_back(cpu_time_ms(copy, 1).front());
-    }
-    m->copy_ms = median(copies);
+    time_cpu(plan, ws, bytes, s, latency, m);
   }
   m->ms = median(m->samples);
 }
 }  // namespace
 
-Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64_t seed) {
+Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64_t seed,
+                         bool latency) {
   Measurement m;
   const size_t bytes = static_cast<size_t>(c.volume()) * s.elem;
   PlanHandle plan = create_fresh_plan(c, s, &m.plan_us);
@@ -222,7 +273,7 @@ Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64
   execute(plan.get(), ws.in(), ws.out(), stream);
   m.check = check_transpose(c, s.elem, s.layout, ws.host_in(), ws.fetch_out(bytes), 1 << 18,
                             seed + 1);
-  time_case(plan.get(), ws, bytes, s, &m);
+  time_case(plan.get(), ws, bytes, s, latency, &m);
   return m;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -69,6 +70,17 @@ class Workspace {
   unsigned char* host_out_ = nullptr;  // GPU only
 };
 
+// Latency next to throughput (`xpose bench --latency`): what a caller that waits for each call
+// sees, against what back-to-back calls cost.
+struct Latency {
+  int batch = 0;               // back-to-back calls per timed batch of Measurement::ms (>= 20)
+  double single_ms = 0;        // median of one call alone (GPU: between two events)
+  double copy_single_ms = 0;   // the same for the copy
+  double graph_ms = 0;         // per call, replaying a CUDA graph of `batch` calls; 0: none
+  double copy_graph_ms = 0;    // the same for the copy
+  std::string graph_error;     // why there is no graph time (the CPU, a failed capture)
+};
+
 struct Measurement {
   bool empty = false;           // volume 0: nothing was run
   double ms = 0;                // median execution time
@@ -77,6 +89,7 @@ struct Measurement {
   std::vector<double> samples;  // every timed execution
   std::string plan;             // xpose_plan_describe
   CheckResult check;
+  std::optional<Latency> latency;  // with `latency`: ms and copy_ms are then the batched times
   double ratio() const { return ms > 0 ? copy_ms / ms : 0; }
   // Bytes read plus written per second, in GB/s.
   double bandwidth_gbs(size_t bytes) const { return ms > 0 ? 2.0 * bytes / (ms * 1e6) : 0; }
@@ -85,6 +98,10 @@ struct Measurement {
 int default_reps(const Settings& s);
 
 // Throws ToolError when the library fails; a wrong result is reported in `check`, not thrown.
-Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64_t seed);
+// With `latency`, ms and copy_ms time batches of at least kLatencyBatch back-to-back calls
+// (warm caches on the CPU), and m.latency single calls and CUDA graphs as well.
+constexpr int kLatencyBatch = 20;
+Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64_t seed,
+                         bool latency = false);
 
 }  // namespace xpose_tool
