@@ -164,9 +164,12 @@ class CudaPlan final : public BackendPlan {
     std::string s = summarize(q0, views_[0].choice) + "\n";
     const DeviceInfo* dev = device_info(device_, nullptr);
     const double bytes = static_cast<double>(q0.bytes());
+    // Narrow tiles (and plans without a model file) are ranked by the analytic model.
+    const std::string by = views_[0].choice.model
+                               ? process_models().status(dev ? dev->arch : 0, bytes)
+                               : std::string("the analytic model");
     s += "predicted " + std::to_string(views_[0].choice.predicted * 1e6) + " us on device " +
-         std::to_string(device_) + " by " + process_models().status(dev ? dev->arch : 0, bytes) +
-         "\n";
+         std::to_string(device_) + " by " + by + "\n";
     for (int i = 0; i < n_views_; ++i) {
       const Problem q = view_problem(problem_, views_[i].kind);
       s += "pointers aligned to " + std::to_string(views_[i].align) + " B: " +
