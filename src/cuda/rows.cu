@@ -41,6 +41,21 @@ __device__ __forceinline__ void copy_chunk(const V* __restrict__ src, V* __restr
   }
 }
 
+// Input and output byte offsets of row `row` (its coordinates over the row dims).
+__device__ __forceinline__ void row_offsets(const RowParams& p, uint64_t row, int64_t* ib,
+                                            int64_t* ob) {
+  int64_t i = 0, o = 0;
+  for (int k = 0; k < p.n_dims; ++k) {
+    const uint64_t q = p.dim[k].extent.div(row);
+    const int64_t c = static_cast<int64_t>(row - q * p.dim[k].extent.d);
+    row = q;
+    i += c * p.dim[k].in_stride;
+    o += c * p.dim[k].out_stride;
+  }
+  *ib = i;
+  *ob = o;
+}
+
 template <class V>
 __global__ void __launch_bounds__(kRowThreads)
     rows_kernel(const __grid_constant__ RowParams p, const unsigned char* __restrict__ in,
@@ -52,15 +67,8 @@ __global__ void __launch_bounds__(kRowThreads)
        item += stride) {
     const uint64_t row = p.chunks.div(static_cast<uint64_t>(item));
     const int64_t chunk = item - static_cast<int64_t>(row * p.chunks.d);
-    int64_t ib = 0, ob = 0;
-    uint64_t rest = row;
-    for (int k = 0; k < p.n_dims; ++k) {
-      const uint64_t q = p.dim[k].extent.div(rest);
-      const int64_t c = static_cast<int64_t>(rest - q * p.dim[k].extent.d);
-      rest = q;
-      ib += c * p.dim[k].in_stride;
-      ob += c * p.dim[k].out_stride;
-    }
+    int64_t ib, ob;
+    row_offsets(p, row, &ib, &ob);
     const int64_t begin = chunk * kRowChunkBytes;
     const int64_t left = p.row_bytes - begin;
     const int n = static_cast<int>((left < kRowChunkBytes ? left : kRowChunkBytes) /
@@ -101,15 +109,8 @@ __global__ void __launch_bounds__(kRowThreads)
        item += stride) {
     const uint64_t row = p.words_div.div(static_cast<uint64_t>(item));
     const int64_t word = item - static_cast<int64_t>(row * p.words_div.d);
-    int64_t ib = 0, ob = 0;
-    uint64_t rest = row;
-    for (int k = 0; k < p.n_dims; ++k) {
-      const uint64_t q = p.dim[k].extent.div(rest);
-      const int64_t c = static_cast<int64_t>(rest - q * p.dim[k].extent.d);
-      rest = q;
-      ib += c * p.dim[k].in_stride;
-      ob += c * p.dim[k].out_stride;
-    }
+    int64_t ib, ob;
+    row_offsets(p, row, &ib, &ob);
     // Output word `word` of the row: [a, a + 16), a 16-byte aligned; its bytes in the row.
     uint8_t* dst = out + ob;
     uint8_t* a = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(dst) & ~uintptr_t{15}) +
