@@ -37,6 +37,19 @@ struct TileDim {
   int64_t stride;       // global stride in elements (input stride or output stride)
 };
 
+// How a thread's positions of one phase follow from its first: position e is slot
+// threadIdx.x + e * threads of the phase's walk. When `threads` is a multiple of the volume of
+// the walk's first dims and the rest moves the next dim without a carry for every position in
+// use (build_tiled), position e is the first plus e steps, and a block decodes one position per
+// thread and phase instead of kElemsPerThread: at 1-16 MB a block moves only ~2 tiles, and the
+// decodes were more than half of its instructions (docs/perf/middle-h100.md).
+struct TileStep {
+  int64_t global = 0;  // elements
+  int32_t shared = 0;  // elements
+  uint32_t coord = 0;  // packed blocked-slot coordinates, as TileDim positions carry them
+  int32_t linear = 0;  // 0: decode every position
+};
+
 // One dimension of the grid of tiles, fastest first.
 struct GridDim {
   FastDiv64 count;     // number of tiles along this dimension
@@ -57,6 +70,7 @@ struct TiledParams {
   int32_t stages = 2;       // buffers (cp.async pipeline depth, 2..kMaxTileStages) for >= 4 B
   int32_t slot_tile[2] = {1, 1};
   int64_t num_tiles = 0;
+  TileStep in_step, out_step;  // the read and write phases' position steps
   // V1BF walk order (Gorawski & Lorek's banded full-matrix scheme), band_w.d > 1 when on: the
   // tiles of the first two grid dims (G0 x G1, G0 fastest) are taken in bands of band_w.d
   // columns of G0, row by row within a band; the last band is band_last.d wide. The blocks in

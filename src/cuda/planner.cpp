@@ -251,6 +251,35 @@ void build_rows(const Problem& p, RowParams* r) {
   }
 }
 
+// The step of a phase's positions (TileStep) for blocks of `threads` over the walk `dims`:
+// linear when `threads` = P x r with P the volume of the first m dims and r moving dim m by
+// r per position without a carry: positions x r <= its extent (positions: those any thread
+// has in use), or dim m is the last (a position past its extent is past the tile volume, and
+// not in use).
+TileStep tile_step(const TileDim* dims, int n, int64_t volume, int64_t threads) {
+  TileStep s;
+  const int64_t positions = std::min<int64_t>(kElemsPerThread, (volume + threads - 1) / threads);
+  if (positions <= 1) {
+    s.linear = 1;  // every thread has one position at most: no step is ever taken
+    return s;
+  }
+  int64_t prefix = 1;
+  for (int k = 0; k < n && threads % prefix == 0; ++k) {
+    const int64_t r = threads / prefix;
+    const auto extent = static_cast<int64_t>(dims[k].extent.d);
+    if (r < extent) {
+      if (positions * r > extent && k + 1 < n) break;
+      s.global = r * dims[k].stride;
+      s.shared = static_cast<int32_t>(r * dims[k].smem_stride);
+      s.coord = dims[k].slot < 0 ? 0u : static_cast<uint32_t>(r) << (16 * dims[k].slot);
+      s.linear = 1;
+      break;
+    }
+    prefix *= extent;
+  }
+  return s;
+}
+
 void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
   const Geometry g = geometry(p);
   Tile T;
@@ -294,6 +323,8 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     if (T.t[k] > 1) tp.in[tp.n_in++] = tile_dim(k, g.s_in[k]);
   for (int j = 0; j < p.rank; ++j)
     if (T.t[p.perm[j]] > 1) tp.out[tp.n_out++] = tile_dim(p.perm[j], g.s_out[p.perm[j]]);
+  tp.in_step = tile_step(tp.in, tp.n_in, T.volume, c.threads);
+  tp.out_step = tile_step(tp.out, tp.n_out, T.volume, c.threads);
   tp.n_grid = walk_grid(g, T, slot, tp.grid);
   if (c.band > 1 && tp.n_grid >= 2 && tp.grid[0].count.d > static_cast<uint64_t>(c.band) &&
       tp.num_tiles < INT32_MAX) {

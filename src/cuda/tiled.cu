@@ -4,10 +4,11 @@
 //
 // Each thread owns kElemsPerThread fixed positions of the tile in each phase. Their global and
 // shared-memory offsets are the same in every tile, so they are decoded once per block (32-bit
-// fast division over the tile's dimensions) and kept in registers; a tile then costs one 64-bit
-// decode of its index (the grid is folded: blocks stride over tiles, so any number of tiles
-// fits the launch limits) and, per element, one load, one shared store, one shared load and one
-// store. Blocked dimensions (at most two) make edge tiles partial: each position carries its
+// fast division over the tile's dimensions; only a thread's first position where the planner
+// found the others a fixed step away, params.hpp TileStep) and kept in registers; a tile then
+// costs one 64-bit decode of its index (the grid is folded: blocks stride over tiles, so any
+// number of tiles fits the launch limits) and, per element, one load, one shared store, one
+// shared load and one store. Blocked dimensions (at most two) make edge tiles partial: each position carries its
 // coordinates along them, checked against the tile's limits.
 //
 // Pointers that are not multiples of the element size take the same tile with every element
@@ -37,13 +38,25 @@ struct Positions {
 
 template <class Off>
 __device__ __forceinline__ void decode_positions(const TileDim* dims, int n, int volume,
-                                                 Positions<Off>& pos) {
+                                                 const TileStep& step, Positions<Off>& pos) {
+  Decoded<Off> first;
+  first.coord = kNoSlot;
+  if (step.linear && threadIdx.x < static_cast<uint32_t>(volume))
+    first = decode_index<Off>(dims, n, threadIdx.x);
 #pragma unroll
   for (int e = 0; e < kElemsPerThread; ++e) {
     const uint32_t idx = threadIdx.x + static_cast<uint32_t>(e) * blockDim.x;
     Decoded<Off> d;
     d.coord = kNoSlot;
-    if (idx < static_cast<uint32_t>(volume)) d = decode_index<Off>(dims, n, idx);
+    if (idx < static_cast<uint32_t>(volume)) {
+      if (step.linear) {
+        d.global = first.global + static_cast<Off>(e * step.global);
+        d.shared = first.shared + e * step.shared;
+        d.coord = first.coord + static_cast<uint32_t>(e) * step.coord;
+      } else {
+        d = decode_index<Off>(dims, n, idx);
+      }
+    }
     pos.global[e] = d.global;
     pos.shared[e] = d.shared;
     pos.coord[e] = d.coord;
@@ -120,16 +133,20 @@ __device__ __forceinline__ void tiles_through_registers(const TiledParams& p, co
   }
 }
 
+// One predicated cp.async per position (no branch per element: the positions' addresses stay
+// in registers instead of being rebuilt in each branch).
 template <class T, class Off>
 __device__ __forceinline__ void issue_tile_loads(const T* in, T* buf, const TileBase& b,
                                                  const Positions<Off>& rd) {
+  const T* src = in + b.in;
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(buf));
 #pragma unroll
   for (int e = 0; e < kElemsPerThread; ++e)
-    if (inside(rd.coord[e], b)) {
-      const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(buf + rd.shared[e]));
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst),
-                   "l"(in + b.in + rd.global[e]), "n"(sizeof(T)));
-    }
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n"
+        " @p cp.async.ca.shared.global [%0], [%1], %3;\n}\n" ::"r"(
+            dst + static_cast<unsigned>(rd.shared[e]) * static_cast<unsigned>(sizeof(T))),
+        "l"(src + rd.global[e]), "r"(static_cast<int>(inside(rd.coord[e], b))), "n"(sizeof(T)));
   asm volatile("cp.async.commit_group;\n" ::);
 }
 
@@ -148,8 +165,7 @@ __device__ __forceinline__ void wait_groups() {
 // it sat between the barrier and the next loads, ~40 instructions per thread and dimension.
 template <int S, class T, class Off>
 __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* in, T* out,
-                                                T* tile, int buf_elems, const Positions<Off>& rd,
-                                                const Positions<Off>& wr) {
+                                                T* tile, int buf_elems, const Positions<Off>& rd) {
   __shared__ TileBase next[2];  // the tile `ahead` of the iteration of that parity
   static_assert(sizeof(next) <= kTileStaticSmemBytes, "the planner counts this shared memory");
   int64_t t = blockIdx.x;
@@ -165,6 +181,10 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
       asm volatile("cp.async.commit_group;\n" ::);
     }
   }
+  // The write positions are decoded while the first loads are in flight: at 1-16 MB a block
+  // moves ~2 tiles, and the decodes before its first load were its critical path.
+  Positions<Off> wr;
+  decode_positions(p.out, p.n_out, p.volume, p.out_step, wr);
   const int64_t step = gridDim.x;
   if (threadIdx.x == 0 && t + (S - 1) * step < p.num_tiles)
     next[0] = decode_tile(p, t + (S - 1) * step);
@@ -184,10 +204,16 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
       next[parity ^ 1] = decode_tile(p, ahead + step);
     wait_groups<S - 1>();
     __syncthreads();
+    // Every position reads its slot of the buffer (the full tile's; unused positions read slot
+    // 0), so that only the stores are predicated.
     const T* cur = tile + buf * buf_elems;
+    T* const dst = out + b[0].out;
+    T v[kElemsPerThread];
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e) v[e] = cur[wr.shared[e]];
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(wr.coord[e], b[0])) out[b[0].out + wr.global[e]] = cur[wr.shared[e]];
+      if (inside(wr.coord[e], b[0])) dst[wr.global[e]] = v[e];
     __syncthreads();
 #pragma unroll
     for (int s = 0; s + 1 < S - 1; ++s) b[s] = b[s + 1];
@@ -207,18 +233,20 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
                  T* __restrict__ out) {
   extern __shared__ uint4 smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);
-  Positions<Off> rd, wr;
-  decode_positions(p.in, p.n_in, p.volume, rd);
-  decode_positions(p.out, p.n_out, p.volume, wr);
+  Positions<Off> rd;
+  decode_positions(p.in, p.n_in, p.volume, p.in_step, rd);
   if constexpr (sizeof(T) >= 4 && (1 << Piece) == sizeof(T)) {
     if (p.stages >= 4)
-      tiles_pipelined<4>(p, in, out, tile, p.buffer_elems, rd, wr);
+      tiles_pipelined<4>(p, in, out, tile, p.buffer_elems, rd);
     else if (p.stages == 3)
-      tiles_pipelined<3>(p, in, out, tile, p.buffer_elems, rd, wr);
+      tiles_pipelined<3>(p, in, out, tile, p.buffer_elems, rd);
     else
-      tiles_pipelined<2>(p, in, out, tile, p.buffer_elems, rd, wr);
-  } else
+      tiles_pipelined<2>(p, in, out, tile, p.buffer_elems, rd);
+  } else {
+    Positions<Off> wr;
+    decode_positions(p.out, p.n_out, p.volume, p.out_step, wr);
     tiles_through_registers<Piece>(p, in, out, tile, rd, wr);
+  }
 }
 
 template <int Log2, class Off, int MaxThreads, int Piece>

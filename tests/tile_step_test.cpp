@@ -1,0 +1,120 @@
+// The tile kernel's position steps (params.hpp TileStep): where the planner says a phase's
+// positions are linear, every thread's position e must be its first plus e steps, as a full
+// decode of slot threadIdx.x + e * threads gives it (CUDA builds, fake H100, no GPU).
+#include <gtest/gtest.h>
+
+#ifdef XPOSE_HAVE_CUDA
+
+#include <vector>
+
+#include "core/problem.hpp"
+#include "cuda/planner.hpp"
+#include "fake_device.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using namespace xpose::detail;
+using xpose_test::Rng;
+using xpose_test::test_seed;
+
+struct Pos {
+  int64_t global = 0;
+  int64_t shared = 0;
+  uint32_t coord = 0;
+};
+
+// Slot `idx` of a walk over `dims`, as tile_walk.cuh's decode_index computes it on the device.
+Pos decode(const TileDim* dims, int n, uint32_t idx) {
+  Pos p;
+  uint32_t c01[2] = {0, 0};
+  for (int k = 0; k < n; ++k) {
+    const uint32_t c = idx % dims[k].extent.d;
+    idx /= dims[k].extent.d;
+    p.global += c * dims[k].stride;
+    p.shared += static_cast<int64_t>(c) * dims[k].smem_stride;
+    if (dims[k].slot >= 0) c01[dims[k].slot] = c;
+  }
+  p.coord = c01[0] | (c01[1] << 16);
+  return p;
+}
+
+// Checks one phase of a candidate; returns whether its step was linear (and so checked).
+bool check_side(const TileDim* dims, int n, int volume, int threads, const TileStep& s,
+                const std::string& what) {
+  if (!s.linear) return false;
+  for (int t = 0; t < threads && t < volume; ++t) {
+    const Pos first = decode(dims, n, static_cast<uint32_t>(t));
+    for (int e = 1; e < kElemsPerThread; ++e) {
+      const int64_t idx = t + static_cast<int64_t>(e) * threads;
+      if (idx >= volume) break;
+      const Pos want = decode(dims, n, static_cast<uint32_t>(idx));
+      if (want.global != first.global + e * s.global || want.shared != first.shared + e * s.shared ||
+          want.coord != first.coord + static_cast<uint32_t>(e) * s.coord) {
+        ADD_FAILURE() << what << ": thread " << t << " position " << e;
+        return true;
+      }
+    }
+  }
+  return true;
+}
+
+Problem problem(const std::vector<int64_t>& ext, const std::vector<int>& perm, size_t es) {
+  Problem p;
+  EXPECT_EQ(make_problem(static_cast<int>(ext.size()), ext.data(), perm.data(), es,
+                         XPOSE_COL_MAJOR, &p),
+            XPOSE_SUCCESS);
+  return p;
+}
+
+// Every tiled candidate of random problems: linear steps agree with the full decode, and they
+// are found for a share of the candidates (tiles whose threads divide their first dims).
+TEST(TileStep, LinearStepsMatchTheFullDecode) {
+  const DeviceInfo dev = xpose_test::fake_h100();
+  Rng rng(test_seed());
+  int tiled = 0, linear = 0;
+  for (int iter = 0; iter < 150; ++iter) {
+    const int rank = 2 + static_cast<int>(rng.below(6));
+    std::vector<int64_t> ext(rank);
+    for (int64_t& e : ext)
+      e = 1 + static_cast<int64_t>(rng.below(2) ? rng.below(rank <= 2 ? 3000 : 40)
+                                                : int64_t{1} << rng.below(rank <= 2 ? 11 : 5));
+    const Problem p = problem(ext, rng.permutation(rank), size_t{1} << rng.below(5));
+    std::vector<Choice> all;
+    enumerate_choices(p, dev, nullptr, &all);
+    for (const Choice& c : all) {
+      if (is_rows(c.schema) || c.narrow) continue;
+      KernelSpec spec;
+      build_spec(p, c, &spec);
+      const TiledParams& tp = spec.tiled;
+      const std::string what = p.to_string() + ": " + summarize(p, c);
+      ++tiled;
+      const bool in = check_side(tp.in, tp.n_in, tp.volume, c.threads, tp.in_step, what + " in");
+      const bool out =
+          check_side(tp.out, tp.n_out, tp.volume, c.threads, tp.out_step, what + " out");
+      linear += in + out;
+    }
+  }
+  std::printf("tiled candidates %d, linear phases %d of %d\n", tiled, linear, 2 * tiled);
+  EXPECT_GT(linear, tiled / 5);  // one phase in ten; ~20% on this mix of odd and 2^k extents
+}
+
+// The matrix transposes of the L2-resident middle (1-16 MiB) step linearly on both sides.
+TEST(TileStep, PowerOfTwoMatricesAreLinear) {
+  const DeviceInfo dev = xpose_test::fake_h100();
+  for (const int64_t n : {512, 1024, 2048})
+    for (const size_t es : {4, 8}) {
+      const Problem p = problem({n, n}, {1, 0}, es);
+      Choice c;
+      ASSERT_TRUE(best_choice(p, dev, nullptr, &c));
+      ASSERT_FALSE(is_rows(c.schema));
+      KernelSpec spec;
+      build_spec(p, c, &spec);
+      EXPECT_TRUE(spec.tiled.in_step.linear) << summarize(p, c);
+      EXPECT_TRUE(spec.tiled.out_step.linear) << summarize(p, c);
+    }
+}
+
+}  // namespace
+
+#endif  // XPOSE_HAVE_CUDA
