@@ -22,6 +22,7 @@ const char* kUsage =
     "  inplace  time and check one in-place square transposition on the GPU\n"
     "  bench-inplace  sweep in-place schemes over n and band widths (docs/perf/inplace-h100.md)\n"
     "  bench-single   single use (plan + execute, no cache) against repeated execution of a plan\n"
+    "  bench-host     plan creation for fresh shapes, and the host time of one call\n"
     "  calibrate      fit the CUDA planner's regression model on this GPU (docs/model.md)\n"
     "\n"
     "Extents are column-major (extents[0] is stride-1) unless --layout row; output dimension\n"
@@ -35,6 +36,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& rest) {
   if (command == "inplace") return xpose_tool::inplace_command(rest);
   if (command == "bench-inplace") return xpose_tool::bench_inplace_command(rest);
   if (command == "bench-single") return xpose_tool::bench_single_command(rest);
+  if (command == "bench-host") return xpose_tool::bench_host_command(rest);
 #ifdef XPOSE_HAVE_CUDA
   if (command == "calibrate") return xpose_tool::calibrate_command(rest);
 #else
