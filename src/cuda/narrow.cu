@@ -27,6 +27,7 @@
 
 #include "cuda/bytes.cuh"
 #include "cuda/elem_types.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/runtime.hpp"
 #include "cuda/tile_walk.cuh"
 
@@ -435,8 +436,8 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
 template <int ES, int G, Write W>
 cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                        cudaStream_t stream, unsigned grid) {
-  narrow_kernel<ES, G, W><<<grid, kNarrowThreads, p.smem_bytes, stream>>>(p, in, out);
-  return cudaGetLastError();
+  return launch_kernel(&narrow_kernel<ES, G, W>, grid, kNarrowThreads,
+                       static_cast<unsigned>(p.smem_bytes), stream, p, in, out);
 }
 
 // The write phase of the block, for elements of ES bytes gathered G bytes at a time.

@@ -15,6 +15,7 @@
 
 #include "cuda/bytes.cuh"
 #include "cuda/elem_types.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/runtime.hpp"
 
 namespace xpose::detail {
@@ -141,9 +142,8 @@ __global__ void __launch_bounds__(kRowThreads)
 template <int Log2>
 cudaError_t launch_one(const RowParams& p, const void* in, void* out, cudaStream_t stream,
                        unsigned grid) {
-  rows_kernel<Elem<Log2>><<<grid, kRowThreads, 0, stream>>>(
-      p, static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out));
-  return cudaGetLastError();
+  return launch_kernel(&rows_kernel<Elem<Log2>>, grid, kRowThreads, 0, stream, p,
+                       static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out));
 }
 
 using LaunchFn = cudaError_t (*)(const RowParams&, const void*, void*, cudaStream_t, unsigned);
@@ -157,9 +157,10 @@ xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, voi
                            void* stream, unsigned grid) {
   const auto s = static_cast<cudaStream_t>(stream);
   if (vec_log2 < 2) {
-    rows_realign_kernel<<<grid, kRowThreads, 0, s>>>(p, static_cast<const unsigned char*>(in),
-                                                     static_cast<unsigned char*>(out));
-    return launch_status(cudaGetLastError(), "rows");
+    return launch_status(launch_kernel(&rows_realign_kernel, grid, kRowThreads, 0, s, p,
+                                       static_cast<const unsigned char*>(in),
+                                       static_cast<unsigned char*>(out)),
+                         "rows");
   }
   return launch_status(kLaunch[vec_log2](p, in, out, s, grid), "rows");
 }

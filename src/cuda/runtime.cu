@@ -76,15 +76,17 @@ bool cuda_usable(std::string* why) {
   return true;
 }
 
+// The device count of a process never changes: asked once it answered (every plan asks, so it
+// is known before any execute). -1 until then.
+static std::atomic<int> known_device_count{-1};
+
 xpose_status_t cuda_resolve_device(int requested, int* device) {
-  // The device count of a process never changes: asked once it answered (every plan asks).
-  static std::atomic<int> known{-1};
-  int count = known.load(std::memory_order_relaxed);
+  int count = known_device_count.load(std::memory_order_relaxed);
   cudaError_t e = cudaSuccess;
   if (count < 0) {
     e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) return device_fail("cudaGetDeviceCount", e);
-    known.store(count, std::memory_order_relaxed);
+    known_device_count.store(count, std::memory_order_relaxed);
   }
   if (requested == -1) {
     e = cudaGetDevice(device);
@@ -122,6 +124,8 @@ const DeviceInfo* device_info(int ordinal, std::string* why) {
 }
 
 DeviceGuard::DeviceGuard(int ordinal) {
+  // With one device it is current in every thread: no call at all (execute's hot path).
+  if (known_device_count.load(std::memory_order_relaxed) == 1 && ordinal == 0) return;
   if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
   if (previous_ == ordinal) return;
   const cudaError_t e = cudaSetDevice(ordinal);

@@ -21,6 +21,7 @@
 
 #include "core/status.hpp"
 #include "cuda/elem_types.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/runtime.hpp"
 #include "cuda/tile_walk.cuh"
 
@@ -253,9 +254,8 @@ template <int Log2, class Off, int MaxThreads, int Piece>
 cudaError_t launch_one(const TiledParams& p, const void* in, void* out, cudaStream_t stream,
                        unsigned grid, unsigned threads, unsigned smem) {
   using T = Elem<Log2>;
-  tiled_kernel<T, Off, MaxThreads, Piece><<<grid, threads, smem, stream>>>(
-      p, static_cast<const T*>(in), static_cast<T*>(out));
-  return cudaGetLastError();
+  return launch_kernel(&tiled_kernel<T, Off, MaxThreads, Piece>, grid, threads, smem, stream, p,
+                       static_cast<const T*>(in), static_cast<T*>(out));
 }
 
 // Per device, once: registers of the small-block instantiation, and the shared-memory opt-in
