@@ -258,4 +258,25 @@ void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
               static_cast<double>(g.esize)};
 }
 
+bool direct_fits(const Problem& p) {
+  return p.rank >= 2 && p.bytes() <= kTune.direct_max_bytes && p.volume <= kTune.direct_max_elems;
+}
+
+void cost_direct(const Geometry& g, const DeviceInfo& dev, Choice* c) {
+  const Problem& p = *g.p;
+  c->threads = kDirectThreads;
+  c->grid = static_cast<unsigned>(ceil_div(p.volume, kDirectThreads));
+  c->in_run = 1;
+  c->out_run = p.extent[p.perm[0]];
+  c->num_tiles = c->grid;
+  // Reads are scattered (a sector per element at worst); at these sizes the launch dominates.
+  const double issue =
+      issue_time(dev, static_cast<double>(p.volume) * kTune.direct_elem_instr * p.rank);
+  const double mem = dram_time(dev, p, 1.0 / 8, 1.0);
+  c->predicted = kTune.launch_s + std::max(mem, issue);
+  c->terms = {p.bytes() / dev.dram_bytes_per_s, 8, 1, 1, 1, 1, issue, 0, 1, c->predicted,
+              kTune.launch_s, static_cast<double>(p.bytes()), static_cast<double>(g.esize),
+              static_cast<double>(c->out_run * g.esize), static_cast<double>(g.esize)};
+}
+
 }  // namespace xpose::detail::analytic

@@ -49,6 +49,15 @@ struct Tuning {
   // 2 GB rank-2 tensors, docs/perf/cuda-h100.md run 8), so the heuristic never bands.
   int64_t band_min_bytes = int64_t{1} << 30;
   int band_width = 8;
+  // The direct kernel (a thread per output element, direct.cu) for tensors up to this size,
+  // chosen before any tile: there a launch is the time, and the tile kernels' setup, barriers
+  // and pipeline added 1.2-2.6 us to it. Graph-replayed on an H200 (docs/perf/middle-h100.md),
+  // direct beat the tile kernels on every sizes case of 4-256 KiB (2D/4D/6D, 2/4/8-byte
+  // elements: 1.1-2.3 us against 2.1-3.9) and at 1 MiB on those of up to 2^17 elements (f64;
+  // f32 6D), not on more (fp16 2D: 4.7 us against 4.3).
+  int64_t direct_max_bytes = int64_t{1} << 20;
+  int64_t direct_max_elems = int64_t{1} << 17;
+  double direct_elem_instr = 12;  // per element and output dim: a fast division, the offset
 };
 inline constexpr Tuning kTune{};
 
@@ -65,5 +74,8 @@ void cost_tiled(const cuda_tile::Geometry& g, const DeviceInfo& dev, const cuda_
 void cost_narrow(const cuda_tile::Geometry& g, const DeviceInfo& dev, const cuda_tile::Tile& T,
                  Choice* c);
 void cost_rows(const cuda_tile::Geometry& g, const DeviceInfo& dev, Choice* c);
+// Whether the direct kernel applies to `p` (kTune.direct_max_bytes and _elems), and its cost.
+bool direct_fits(const Problem& p);
+void cost_direct(const cuda_tile::Geometry& g, const DeviceInfo& dev, Choice* c);
 
 }  // namespace xpose::detail::analytic

@@ -44,6 +44,7 @@ struct View {
 };
 
 bool is_rows(const KernelSpec& s) { return is_rows(s.choice.schema); }
+bool is_direct(const KernelSpec& s) { return s.choice.schema == Schema::Direct; }
 
 // `unaligned`: the pointers need not be multiples of the element size (tiled kernels: elements
 // move in the widest pieces that both pointers allow).
@@ -55,6 +56,9 @@ xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void*
         reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) | more;
     return bits == 0 ? cap : std::min(cap, std::countr_zero(bits));
   };
+  if (is_direct(s))
+    return launch_direct(s.direct, s.log2_elem, width(0, s.log2_elem), in, out, stream,
+                         s.choice.grid);
   if (is_rows(s))
     return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.row_bytes), 4), in, out,
                        stream, s.choice.grid);
@@ -79,8 +83,10 @@ static_assert(offsetof(TiledParams, grid) + sizeof(TiledParams::grid) == sizeof(
 static_assert(offsetof(RowParams, dim) + sizeof(RowParams::dim) == sizeof(RowParams));
 static_assert(offsetof(NarrowParams, grid) + sizeof(NarrowParams::grid) ==
               sizeof(NarrowParams));
+static_assert(offsetof(DirectParams, dim) + sizeof(DirectParams::dim) == sizeof(DirectParams));
 
 size_t kept_size(const KernelSpec& s) {
+  if (is_direct(s)) return offsetof(DirectParams, dim) + s.direct.n_dims * sizeof(DirectDim);
   if (is_rows(s)) return offsetof(RowParams, dim) + s.rows.n_dims * sizeof(RowDim);
   if (s.choice.narrow) return offsetof(NarrowParams, grid) + s.narrow.n_grid * sizeof(GridDim);
   return offsetof(TiledParams, grid) + s.tiled.n_grid * sizeof(GridDim);
@@ -90,6 +96,7 @@ size_t kept_size(const KernelSpec& s) {
 template <class Spec>
 auto* block_of(Spec& s) {
   using Block = std::conditional_t<std::is_const_v<Spec>, const void, void>;
+  if (is_direct(s)) return static_cast<Block*>(&s.direct);
   if (is_rows(s)) return static_cast<Block*>(&s.rows);
   if (s.choice.narrow) return static_cast<Block*>(&s.narrow);
   return static_cast<Block*>(&s.tiled);
@@ -188,8 +195,10 @@ class CudaPlan final : public BackendPlan {
     s.choice = v.choice;
     s.log2_elem = v.log2_elem;
     s.smem_bytes = v.smem_bytes;
-    if (is_rows(v.choice.schema))
-      s.rows = RowParams{};  // the union's member in use from here on
+    if (v.choice.schema == Schema::Direct)
+      s.direct = DirectParams{};  // the union's member in use from here on
+    else if (is_rows(v.choice.schema))
+      s.rows = RowParams{};
     else if (v.choice.narrow)
       s.narrow = NarrowParams{};
     std::memcpy(block_of(s), blocks_.get() + v.offset, v.size);
@@ -232,6 +241,9 @@ std::string why_not(const Problem& p, const SchemaRequest& req) {
   const unsigned m = req.mask;
   if (m == unsigned(Schema::Copy)) return s + "copy needs a normalized rank <= 1";
   if (p.is_copy()) return s + "the problem is a plain copy (use 'copy')";
+  if (m == unsigned(Schema::Direct))
+    return s + "direct takes tensors of at most " + std::to_string(direct_max_elems()) +
+           " elements and " + std::to_string(direct_max_bytes()) + " bytes";
   if (m & (unsigned(Schema::Rows) | unsigned(Schema::FviSmall))) {
     if (p.perm[0] != 0) return s + "it needs the leading dimension to stay leading (perm[0] == 0)";
   } else if (p.perm[0] == 0) {
@@ -272,8 +284,9 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
                          std::vector<double>* measured_out) {
   const auto keep = [&](const Choice& c) {
     build_spec(q, c, &v->spec);
-    // Row kernels choose their width at execute time; the narrow kernel takes any pointers.
-    v->align = is_rows(v->spec) || c.narrow ? 1 : align;
+    // Row and direct kernels choose their width at execute time; the narrow kernel takes any
+    // pointers.
+    v->align = is_rows(v->spec) || is_direct(v->spec) || c.narrow ? 1 : align;
   };
   if (!measure && !choices_out) {  // the best candidate only: no list kept or ranked
     Choice best;

@@ -116,7 +116,8 @@ const char* model_class_name(int k) { return k >= 0 && k < kModelClasses ? kClas
 int model_class(Schema s) {
   switch (s) {
     case Schema::Copy:
-    case Schema::Rows: return 0;
+    case Schema::Rows:
+    case Schema::Direct: return 0;
     case Schema::FviSmall: return 1;
     case Schema::Tiled: return 2;
     case Schema::Packed: return 3;

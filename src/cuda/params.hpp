@@ -148,6 +148,22 @@ struct NarrowParams {
   GridDim grid[kMaxGridDims];
 };
 
+// Direct: one thread per output element, its input offset decoded from its index over the
+// output's dims (direct.cu). For tensors up to ~1 MB, where a tile kernel's per-block setup,
+// barriers and pipeline were most of its time (docs/perf/middle-h100.md). 32-bit offsets.
+inline constexpr int kDirectThreads = 256;
+
+struct DirectDim {
+  FastDiv32 extent;   // output dimension, fastest first
+  int32_t in_stride;  // elements
+};
+
+struct DirectParams {
+  int32_t volume = 0;
+  int32_t n_dims = 0;
+  DirectDim dim[kMaxGridDims];
+};
+
 // FVI-Match-Large / TiledCopy and plain copy: rows of `row_bytes` contiguous bytes in both
 // tensors, cut into chunks of kRowChunkBytes; one warp copies one chunk.
 inline constexpr int64_t kRowChunkBytes = 4096;
@@ -185,5 +201,6 @@ XPOSE_HD uint32_t banded_tile(const TiledParams& p, uint32_t t) {
 static_assert(sizeof(TiledParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(RowParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(NarrowParams) < 4000, "kernel parameters must stay under 4 KB");
+static_assert(sizeof(DirectParams) < 4000, "kernel parameters must stay under 4 KB");
 
 }  // namespace xpose::detail

@@ -144,6 +144,12 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     }
     return;
   }
+  if (direct_fits(p) && allowed(req, Schema::Direct)) {
+    Choice c;
+    c.schema = Schema::Direct;
+    cost_direct(g, dev, &c);
+    sink(c);
+  }
   if (p.perm[0] == 0 && allowed(req, Schema::Rows)) {
     Choice c;
     c.schema = Schema::Rows;
@@ -178,6 +184,14 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
     std::stable_sort(out->begin(), out->end(),
                      [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
   if (p.is_copy()) return;
+  // Tensors up to ~1 MB: the direct kernel, whatever a model fitted on larger ones says.
+  const auto direct = std::find_if(out->begin(), out->end(),
+                                   [](const Choice& c) { return c.schema == Schema::Direct; });
+  if (direct != out->end()) {
+    direct->model = nullptr;
+    std::rotate(out->begin(), direct, direct + 1);
+    return;
+  }
   // Very large tensors: the best tiled choice walked in V1BF bands too, ranked just behind it
   // (the model has no TLB term), so that measure planning weighs the two orders.
   if (!out->empty() && out->front().schema != Schema::Rows && out->front().band == 0 &&
@@ -191,6 +205,12 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
 
 bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
                  Choice* best, bool use_regression) {
+  if (!p.is_copy() && direct_fits(p) && allowed(req, Schema::Direct)) {  // enumerate_choices' first
+    *best = Choice{};
+    best->schema = Schema::Direct;
+    cost_direct(geometry(p), dev, best);
+    return true;
+  }
   const Regression* model = ranking_model(p, dev, use_regression);
   if (!model) {  // the first of the lowest prediction: what the stable sort puts first
     bool found = false;
@@ -350,13 +370,29 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
   tp.wide = std::max(max_in, max_out) > INT32_MAX ? 1 : 0;
 }
 
+// Output dims fastest first, each with its input stride (direct_fits: offsets fit 32 bits).
+void build_direct(const Problem& p, DirectParams* d) {
+  int64_t s_in[kMaxRank];
+  int64_t s = 1;
+  for (int k = 0; k < p.rank; ++k) s_in[k] = s, s *= p.extent[k];
+  d->volume = static_cast<int32_t>(p.volume);
+  d->n_dims = p.rank;
+  for (int j = 0; j < p.rank; ++j) {
+    d->dim[j].extent = FastDiv32::make(static_cast<uint32_t>(p.extent[p.perm[j]]));
+    d->dim[j].in_stride = static_cast<int32_t>(s_in[p.perm[j]]);
+  }
+}
+
 }  // namespace
 
 void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   spec->choice = c;
   spec->log2_elem = log2_of(p.elem_size);
   spec->smem_bytes = 0;
-  if (is_rows(c.schema)) {
+  if (c.schema == Schema::Direct) {
+    spec->direct = DirectParams{};
+    build_direct(p, &spec->direct);
+  } else if (is_rows(c.schema)) {
     spec->rows = RowParams{};  // the union's member in use from here on
     build_rows(p, &spec->rows);
   } else if (c.narrow) {
@@ -371,9 +407,14 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
 
 double analytic_launch_seconds() { return kTune.launch_s; }
 
+int64_t direct_max_bytes() { return kTune.direct_max_bytes; }
+int64_t direct_max_elems() { return kTune.direct_max_elems; }
+
 std::string summarize(const Problem& p, const Choice& c) {
   std::string s = schema_name(c.schema);
-  if (is_rows(c.schema)) {
+  if (c.schema == Schema::Direct) {
+    s += " T=" + std::to_string(c.threads);
+  } else if (is_rows(c.schema)) {
     s += " row=" + std::to_string(c.in_run * static_cast<int64_t>(p.elem_size)) + "B";
   } else {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +

@@ -14,7 +14,8 @@
 
 namespace xpose::detail {
 
-// Every schema maps to one of two kernels: rows.cu (Copy, Rows) or tiled.cu (the others).
+// Every schema maps to one kernel: rows.cu (Copy, Rows), direct.cu (Direct), or a tile kernel,
+// tiled.cu or narrow.cu (the others).
 enum class Schema : unsigned {
   Copy = 1u << 0,         // rank <= 1: plain copy
   Rows = 1u << 1,         // FVI-Match-Large / TiledCopy: leading dim stays, rows copied
@@ -22,6 +23,7 @@ enum class Schema : unsigned {
   Tiled = 1u << 3,        // Orthogonal-Distinct / Tiled: disjoint input and output runs
   Packed = 1u << 4,       // Orthogonal-Arbitrary / Packed: overlapping runs, nothing split
   PackedSplit = 1u << 5,  // Orthogonal-Arbitrary / PackedSplit: overlapping runs, dims split
+  Direct = 1u << 6,       // tensors up to ~1 MB: a thread per output element (direct.cu)
 };
 const char* schema_name(Schema s);
 // Whether `s` runs the row kernel (RowParams) rather than the tiled one (TiledParams).
@@ -72,6 +74,9 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
 
 // The analytic model's fixed cost of one kernel launch (every candidate's CostTerms::launch_s).
 double analytic_launch_seconds();
+// The largest tensor that the Direct schema takes: bytes and elements.
+int64_t direct_max_bytes();
+int64_t direct_max_elems();
 
 // The parameters of a choice, ready to launch.
 struct KernelSpec {
@@ -84,6 +89,7 @@ struct KernelSpec {
     TiledParams tiled;    // tiled kernels
     RowParams rows;       // Copy, Rows
     NarrowParams narrow;  // tiled kernels of choice.narrow
+    DirectParams direct;  // Direct
   };
 };
 void build_spec(const Problem& p, const Choice& c, KernelSpec* spec);

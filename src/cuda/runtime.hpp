@@ -51,6 +51,10 @@ void tiled_kernel_regs(int regs[5]);
 // The narrow kernel (elements of `elem_size` 1 or 2 bytes; any pointers): enqueue only.
 xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* in, void* out,
                              void* stream, unsigned grid);
+// The direct kernel (elements of 2^log2_elem bytes moved in pieces of 2^log2_piece, the widest
+// both pointers allow): enqueue only.
+xpose_status_t launch_direct(const DirectParams& p, int log2_elem, int log2_piece, const void* in,
+                             void* out, void* stream, unsigned grid);
 // Per device, once: the narrow kernel's shared-memory opt-in; returns its registers per thread.
 int narrow_kernel_setup();
 

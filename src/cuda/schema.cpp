@@ -14,6 +14,7 @@ const char* schema_name(Schema s) {
     case Schema::Tiled: return "tiled";
     case Schema::Packed: return "packed";
     case Schema::PackedSplit: return "packed-split";
+    case Schema::Direct: return "direct";
   }
   return "?";
 }
@@ -36,13 +37,14 @@ bool parse_schema(const std::string& text, SchemaRequest* req, std::string* why)
       {"packed", unsigned(Schema::Packed)},
       {"packed-split", unsigned(Schema::PackedSplit)},
       {"orthogonal-arbitrary", unsigned(Schema::Packed) | unsigned(Schema::PackedSplit)},
+      {"direct", unsigned(Schema::Direct)},
   };
   for (const Name& n : kNames)
     if (name == n.name) req->mask = n.mask;
   if (req->mask == 0) {
     *why = "unknown CUDA schema '" + name + "'; valid names: copy, rows (tiledcopy, "
            "fvi-match-large), fvi-small (fvi-match-small), tiled (orthogonal-distinct), packed, "
-           "packed-split, orthogonal-arbitrary; parameters for the tiled kernels: "
+           "packed-split, orthogonal-arbitrary, direct; parameters for the tiled kernels: "
            "name:threads=N,in=N,out=N,stages=N,band=N";
     return false;
   }

@@ -94,6 +94,46 @@ TEST(CudaCorrectness, RowMajorMatchesReversedColumnMajor) {
       ASSERT_EQ(check_case(bufs, rng, 4, ext, perm, es, XPOSE_ROW_MAJOR), XPOSE_SUCCESS);
 }
 
+// Small tensors (the direct kernel, forced and as the heuristic's choice): random ranks
+// and extents, every element size, pointers at any byte offset.
+TEST(CudaCorrectness, DirectSmallTensorsAnyAlignment) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("DirectSmallTensorsAnyAlignment"));
+  DeviceBuffers bufs(size_t{1} << 19);
+  int direct = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const int rank = 2 + static_cast<int>(rng() % 9);
+    const size_t es = size_t{1} << (rng() % 5);
+    std::vector<int64_t> ext(rank);
+    std::vector<int> perm(rank);
+    int64_t volume = 1;  // at most 2^17 elements and 256 KiB: direct applies
+    const int64_t max_volume = std::min<int64_t>(int64_t{1} << 17, (256 << 10) / int64_t(es));
+    for (int k = 0; k < rank; ++k) {
+      ext[k] = 1 + static_cast<int64_t>(rng() % 9);
+      while (volume * ext[k] > max_volume) ext[k] = std::max<int64_t>(1, ext[k] / 2);
+      volume *= ext[k];
+      perm[k] = k;
+    }
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const size_t in_off = rng() % 16, out_off = rng() % 16;
+    for (const char* schema : {"direct", static_cast<const char*>(nullptr)}) {
+      std::string desc;
+      const xpose_status_t st = check_case(bufs, rng, rank, ext.data(), perm.data(), es,
+                                           XPOSE_COL_MAJOR, schema, in_off, out_off, &desc);
+      // Forced, it applies unless normalization left a plain copy.
+      if (st != XPOSE_SUCCESS) {
+        EXPECT_NE(std::string(xpose_last_error()).find("plain copy"), std::string::npos)
+            << xpose_last_error();
+        continue;
+      }
+      direct += desc.find("direct") != std::string::npos;
+      if (HasFailure()) return;
+    }
+  }
+  std::printf("%d plans ran the direct kernel\n", direct);
+  EXPECT_GT(direct, 300);
+}
+
 // Every schema forced on problems it accepts; at least one problem must accept each.
 TEST(CudaCorrectness, ForcedSchemas) {
   XPOSE_REQUIRE_GPU();
@@ -111,7 +151,8 @@ TEST(CudaCorrectness, ForcedSchemas) {
                            "tiled:in=64,out=64,threads=1024", "packed:threads=1024",
                            "tiled:stages=2", "packed-split:stages=3",
                            "tiled:in=64,out=64,threads=1024,stages=4", "packed:stages=4",
-                           "tiled:in=32,out=32,band=3", "tiled:band=8", "packed-split:band=2"};
+                           "tiled:in=32,out=32,band=3", "tiled:band=8", "packed-split:band=2",
+                           "direct"};
   DeviceBuffers bufs(size_t{1} << 22);
   for (const char* schema : schemas) {
     int accepted = 0;

@@ -95,6 +95,17 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     KernelSpec spec;
     build_spec(p, c[0], &spec);
     if (c[0].schema == Schema::Copy || c[0].schema == Schema::Rows) continue;
+    if (c[0].schema == Schema::Direct) {  // tensors of a few KB: a thread per element
+      EXPECT_LE(p.bytes(), direct_max_bytes());
+      EXPECT_LE(p.volume, direct_max_elems());
+      EXPECT_EQ(spec.direct.volume, p.volume);
+      EXPECT_EQ(spec.direct.n_dims, p.rank);
+      EXPECT_GE(int64_t{spec.choice.grid} * kDirectThreads, p.volume);
+      EXPECT_EQ(spec.smem_bytes, 0u);
+      continue;
+    }
+    EXPECT_TRUE(p.bytes() > direct_max_bytes() || p.volume > direct_max_elems())
+        << summarize(p, c[0]);
     EXPECT_EQ(c[0].narrow, es <= 2) << summarize(p, c[0]);
     if (c[0].narrow) {  // narrow tiles: their shared memory with tables, no opt-in
       EXPECT_LE(spec.smem_bytes, unsigned(kNarrowMaxSmemBytes));
