@@ -2,6 +2,11 @@
 // GPU: in the CPU tests (CI) and in the host-only planner tests of tests/gpu.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/problem.hpp"
 #include "cuda/runtime.hpp"
 
 namespace xpose_test {
@@ -21,6 +26,16 @@ inline xpose::detail::DeviceInfo fake_h100() {
   for (int& r : d.tiled_regs) r = 64;
   d.narrow_regs = 80;
   return d;
+}
+
+// The normalized column-major problem of a request (the request must be valid).
+inline xpose::detail::Problem problem(const std::vector<int64_t>& ext, const std::vector<int>& perm,
+                                      size_t es) {
+  xpose::detail::Problem p;
+  EXPECT_EQ(xpose::detail::make_problem(static_cast<int>(ext.size()), ext.data(), perm.data(), es,
+                                        XPOSE_COL_MAJOR, &p),
+            XPOSE_SUCCESS);
+  return p;
 }
 
 }  // namespace xpose_test

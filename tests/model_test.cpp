@@ -46,13 +46,7 @@ TEST(Predict, WarmCpuPredictIsFast) {
 
 using namespace xpose::detail;
 
-Problem problem(const std::vector<int64_t>& ext, const std::vector<int>& perm, size_t es) {
-  Problem p;
-  EXPECT_EQ(make_problem(static_cast<int>(ext.size()), ext.data(), perm.data(), es,
-                         XPOSE_COL_MAJOR, &p),
-            XPOSE_SUCCESS);
-  return p;
-}
+using xpose_test::problem;
 
 // A random model: quadratics and an ensemble of `trees` trees of depth `depth`.
 Regression some_regression(Rng& rng, int trees = 7, int depth = 3) {

@@ -59,13 +59,7 @@ bool check_side(const TileDim* dims, int n, int volume, int threads, const TileS
   return true;
 }
 
-Problem problem(const std::vector<int64_t>& ext, const std::vector<int>& perm, size_t es) {
-  Problem p;
-  EXPECT_EQ(make_problem(static_cast<int>(ext.size()), ext.data(), perm.data(), es,
-                         XPOSE_COL_MAJOR, &p),
-            XPOSE_SUCCESS);
-  return p;
-}
+using xpose_test::problem;
 
 // Every tiled candidate of random problems: linear steps agree with the full decode, and they
 // are found for a share of the candidates (tiles whose threads divide their first dims).

@@ -88,6 +88,10 @@ xpose_status_t cuda_resolve_device(int requested, int* device) {
     if (e != cudaSuccess) return device_fail("cudaGetDeviceCount", e);
     known_device_count.store(count, std::memory_order_relaxed);
   }
+  if (requested == -1 && count == 1) {  // the only device is every thread's current one
+    *device = 0;
+    return XPOSE_SUCCESS;
+  }
   if (requested == -1) {
     e = cudaGetDevice(device);
     if (e != cudaSuccess) return device_fail("cudaGetDevice", e);

@@ -23,13 +23,7 @@ DeviceInfo h100() {
   return d;
 }
 
-Problem problem(std::vector<int64_t> ext, std::vector<int> perm, size_t es) {
-  Problem p;
-  EXPECT_EQ(make_problem(static_cast<int>(ext.size()), ext.data(), perm.data(), es,
-                         XPOSE_COL_MAJOR, &p),
-            XPOSE_SUCCESS);
-  return p;
-}
+using xpose_test::problem;
 
 TEST(CudaFastDiv, MatchesDivision) {
   std::mt19937_64 rng(xpose_test::test_seed("CudaFastDiv"));
