@@ -134,6 +134,21 @@ __device__ __forceinline__ void tiles_through_registers(const TiledParams& p, co
   }
 }
 
+// `base + off` elements as one multiply-add of the 32-bit offset into the 64-bit pointer
+// (mad.wide): written in C++ the compiler adds the offset to the tile's 64-bit base first and
+// scales after, four instructions per element (ncu, docs/perf/middle-h100.md).
+template <class T>
+__device__ __forceinline__ const T* at(const T* base, int32_t off) {
+  const T* p;
+  asm("mad.wide.s32 %0, %1, %2, %3;" : "=l"(p) : "r"(off), "n"(static_cast<int>(sizeof(T))),
+      "l"(base));
+  return p;
+}
+template <class T>
+__device__ __forceinline__ const T* at(const T* base, int64_t off) {
+  return base + off;
+}
+
 // One predicated cp.async per position (no branch per element: the positions' addresses stay
 // in registers instead of being rebuilt in each branch).
 template <class T, class Off>
@@ -147,7 +162,8 @@ __device__ __forceinline__ void issue_tile_loads(const T* in, T* buf, const Tile
         "{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n"
         " @p cp.async.ca.shared.global [%0], [%1], %3;\n}\n" ::"r"(
             dst + static_cast<unsigned>(rd.shared[e]) * static_cast<unsigned>(sizeof(T))),
-        "l"(src + rd.global[e]), "r"(static_cast<int>(inside(rd.coord[e], b))), "n"(sizeof(T)));
+        "l"(at(src, rd.global[e])), "r"(static_cast<int>(inside(rd.coord[e], b))),
+        "n"(sizeof(T)));
   asm volatile("cp.async.commit_group;\n" ::);
 }
 
@@ -214,7 +230,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
     for (int e = 0; e < kElemsPerThread; ++e) v[e] = cur[wr.shared[e]];
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(wr.coord[e], b[0])) dst[wr.global[e]] = v[e];
+      if (inside(wr.coord[e], b[0])) *const_cast<T*>(at<T>(dst, wr.global[e])) = v[e];
     __syncthreads();
 #pragma unroll
     for (int s = 0; s + 1 < S - 1; ++s) b[s] = b[s + 1];
