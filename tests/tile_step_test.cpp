@@ -1,10 +1,13 @@
-// The tile kernel's position steps (params.hpp TileStep): where the planner says a phase's
-// positions are linear, every thread's position e must be its first plus e steps, as a full
-// decode of slot threadIdx.x + e * threads gives it (CUDA builds, fake H100, no GPU).
+// The tile kernel's parameter blocks (CUDA builds, fake H100, no GPU). Position steps
+// (params.hpp TileStep): where the planner says a phase's positions are linear, every thread's
+// position e must be its first plus e steps, as a full decode of slot threadIdx.x + e * threads
+// gives it. Shared-memory layout: every tile position has its own slot inside the buffer, and
+// the write phase's fastest dim has an odd stride (conflict-free, tile_shape.hpp run_pad_dim).
 #include <gtest/gtest.h>
 
 #ifdef XPOSE_HAVE_CUDA
 
+#include <algorithm>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -91,6 +94,44 @@ TEST(TileStep, LinearStepsMatchTheFullDecode) {
   }
   std::printf("tiled candidates %d, linear phases %d of %d\n", tiled, linear, 2 * tiled);
   EXPECT_GT(linear, tiled / 5);  // one phase in ten; ~20% on this mix of odd and 2^k extents
+}
+
+// Every tiled candidate of random problems (power-of-two extents half the time) with elements of
+// 4 bytes and more: the read phase's positions fill distinct slots of the buffer, the write
+// phase reads each of them once, and the write phase's fastest dim has an odd stride.
+TEST(TileLayout, SlotsAreDistinctAndWriteStrideOdd) {
+  const DeviceInfo dev = xpose_test::fake_h100();
+  Rng rng(test_seed());
+  int checked = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    const int rank = 2 + static_cast<int>(rng.below(5));
+    std::vector<int64_t> ext(rank);
+    for (int64_t& e : ext)
+      e = rng.below(2) ? 2 + static_cast<int64_t>(rng.below(30)) : int64_t{1} << (1 + rng.below(5));
+    const Problem p = problem(ext, rng.permutation(rank), size_t{4} << rng.below(3));
+    std::vector<Choice> all;
+    enumerate_choices(p, dev, nullptr, &all);
+    for (const Choice& c : all) {
+      if (is_rows(c.schema) || c.narrow || c.schema == Schema::Direct) continue;
+      KernelSpec spec;
+      build_spec(p, c, &spec);
+      const TiledParams& tp = spec.tiled;
+      const std::string what = p.to_string() + ": " + summarize(p, c);
+      std::vector<int> reads(static_cast<size_t>(tp.buffer_elems), 0), writes = reads;
+      for (uint32_t i = 0; i < static_cast<uint32_t>(tp.volume); ++i) {
+        const int64_t r = decode(tp.in, tp.n_in, i).shared, w = decode(tp.out, tp.n_out, i).shared;
+        ASSERT_TRUE(r >= 0 && r < tp.buffer_elems && w >= 0 && w < tp.buffer_elems) << what;
+        ++reads[static_cast<size_t>(r)];
+        ++writes[static_cast<size_t>(w)];
+      }
+      for (size_t k = 0; k < reads.size(); ++k) ASSERT_EQ(reads[k], writes[k]) << what;
+      ASSERT_EQ(*std::max_element(reads.begin(), reads.end()), 1) << what;
+      EXPECT_EQ(tp.out[0].smem_stride % 2, 1) << what;
+      ++checked;
+    }
+  }
+  std::printf("tiled candidates %d checked\n", checked);
+  EXPECT_GT(checked, 100);
 }
 
 // The matrix transposes of the L2-resident middle (1-16 MiB) step linearly on both sides.

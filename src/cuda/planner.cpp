@@ -321,6 +321,7 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
   int64_t s = 1;
   for (int k = 0; k <= c.a; ++k)
     if (T.t[k] > 1) {
+      if (k == T.run_pad_dim) ++s;  // odd stride for the output-fastest dim (tile_shape.hpp)
       smem_stride[k] = static_cast<int32_t>(s);
       s *= T.t[k];
     }

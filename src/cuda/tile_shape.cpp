@@ -97,7 +97,22 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
                    (T.overlap ? ceil_div(2 * T.out_run, 16) * 16 : 16 * (T.volume / T.out_run));
     return T.smem_bytes <= kNarrowMaxSmemBytes;
   }
-  T.pitch = padded_pitch(T.in_run, g.esize);
+  // The output-fastest tile dim, and the input run's footprint with its stride padded to odd
+  // (classic tiles of 4 bytes and more; below, elements move through registers unpadded).
+  T.run_pad_dim = -1;
+  T.run_elems = T.in_run;
+  int f = -1;
+  for (int j = 0; j < g.rank && f < 0; ++j)
+    if (T.t[p.perm[j]] > 1) f = p.perm[j];
+  if (g.esize >= 4 && f >= 0 && f <= a) {
+    int64_t below = 1, from = 1;
+    for (int k = 0; k <= a; ++k) (k < f ? below : from) *= T.t[k];
+    if (below > 1 && below % 2 == 0) {
+      T.run_pad_dim = f;
+      T.run_elems = (below + 1) * from;
+    }
+  }
+  T.pitch = padded_pitch(T.run_elems, g.esize);
   T.smem_elems = T.pitch * rows;
   T.smem_bytes = T.smem_elems * g.esize;
   return T.smem_bytes <= (kind == TileKind::Big ? kMaxTileSmemBytes : 24 * 1024);
