@@ -12,6 +12,10 @@
         xpose vs JAX / PyTorch / CuPy per element size: a box per framework over the cases of
         each size (whiskers 5th-95th percentile), every case a dot (`xpose bench dtypes`); every
         framework against the cudaMemcpy time of xpose's run (cases in both CSVs)
+    plot_bench.py sizes LABEL=sizes.csv ... [-o sizes.png]
+        `xpose bench sizes --latency` CSVs (or any CSV with case, bytes or a size in the case
+        name, and batched/single/graph times with their copies): per timing mode, the ratio to
+        the same run's copy against the tensor size, every case a dot, the median per size a line
 
 The ratio is copy time / transposition time: 1 is copy speed, higher is faster.
 """
@@ -198,6 +202,52 @@ def plot_dtypes(args):
     fig.savefig(args.output or "dtypes.png", dpi=120)
 
 
+SIZE_UNITS = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def size_of(row):
+    if row.get("bytes"):
+        return int(row["bytes"])
+    m = re.search(r"(\d+)(KiB|MiB|GiB)$", row["case"])
+    return int(m.group(1)) * SIZE_UNITS[m.group(2)] if m else None
+
+
+def sizes_ratios(row):
+    """{mode: copy time / time} of one row, from xpose's or another tool's column names."""
+    def ratio(copy, time):
+        c, t = row.get(copy, ""), row.get(time, "")
+        return float(c) / float(t) if c and t and float(t) > 0 else None
+    return {"batched (>= 20 calls)": ratio("copy_ms", "ms") or ratio("copy_batched_us", "batched_us"),
+            "one call between events": ratio("copy_single_us", "single_us"),
+            "CUDA graph replay": ratio("copy_graph_us", "graph_us")}
+
+
+def plot_sizes(args):
+    modes = list(sizes_ratios({"case": ""}).keys())
+    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes), 4.2), sharey=True)
+    for i, spec in enumerate(args.series):
+        label, _, path = spec.partition("=")
+        rows = [r for r in read_rows(path) if r.get("ok", "1") in ("1", "") and size_of(r)]
+        for ax, mode in zip(axes, modes):
+            pts = [(size_of(r), sizes_ratios(r)[mode]) for r in rows]
+            pts = [(s, v) for s, v in pts if v]
+            if not pts:
+                continue
+            ax.scatter([s for s, _ in pts], [v for _, v in pts], s=6, color=f"C{i}", alpha=0.5)
+            xs = sorted({s for s, _ in pts})
+            med = [statistics.median(v for s, v in pts if s == x) for x in xs]
+            ax.plot(xs, med, color=f"C{i}", label=label)
+    for ax, mode in zip(axes, modes):
+        ax.set_xscale("log", base=2)
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        ax.set_title(mode)
+        ax.set_xlabel("tensor bytes")
+    axes[0].set_ylabel("copy time / time (same run)")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(args.output or "sizes.png", dpi=110)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="chart", required=True)
@@ -216,6 +266,9 @@ def main():
     p.add_argument("xpose_csv")
     p.add_argument("frameworks_csv")
     p.set_defaults(run=plot_dtypes)
+    p = sub.add_parser("sizes", help="ratio to the same run's copy against size, per timing")
+    p.add_argument("series", nargs="+", help="LABEL=CSV")
+    p.set_defaults(run=plot_sizes)
     for p in sub.choices.values():
         p.add_argument("-o", "--output", help="PNG file")
     args = ap.parse_args()
