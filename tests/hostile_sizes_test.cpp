@@ -13,8 +13,16 @@
 #include "core/problem.hpp"
 #include "core/status.hpp"
 #include "cpu/plans.hpp"
+#include "cuda/tile_shape.hpp"
 #include "reference.hpp"
 #include "xpose/xpose.h"
+
+#ifdef XPOSE_HAVE_CUDA
+#include <cmath>
+
+#include "cuda/host_plan.hpp"
+#include "fake_device.hpp"
+#endif
 
 namespace {
 
@@ -108,7 +116,10 @@ TEST(HostileSizes, PlansOfNearly2To63BytesKeepEveryOffsetInTheTensor) {
                            {{(int64_t{1} << 58) - 1, 3, 5}, {0, 2, 1}, 1},
                            {{65, int64_t{1} << 50, 2}, {2, 1, 0}, 4},
                            {{k2p62 / 17, 17}, {1, 0}, 1},
-                           {{1 << 20, k2p62 >> 24}, {1, 0}, 16}};
+                           {{1 << 20, k2p62 >> 24}, {1, 0}, 16},
+                           // 2^63 - 2 bytes, 2^63 as a double: the tile model's byte count
+                           // converted back to int64_t overflowed (plan_fuzzer)
+                           {{3, kMax / 3}, {1, 0}, 1}};
   for (const Request& r : cases) {
     SCOPED_TRACE(str(r.extents) + " perm " + str(r.perm) + " " + std::to_string(r.elem) + " B");
     const int rank = static_cast<int>(r.extents.size());
@@ -147,5 +158,60 @@ TEST(HostileSizes, PlansOfNearly2To63BytesKeepEveryOffsetInTheTensor) {
     }
   }
 }
+
+// The CUDA planner's ceil_div (a host header, tested in every build): (a + b - 1) / b overflowed
+// for volumes near 2^63 (found by cuda_plan_fuzzer: a rank-1 copy of INT64_MAX bytes).
+TEST(HostileSizes, CudaCeilDivDoesNotOverflow) {
+  using xpose::detail::cuda_tile::ceil_div;
+  EXPECT_EQ(ceil_div(kMax, 4097), kMax / 4097 + 1);
+  EXPECT_EQ(ceil_div(kMax, 1), kMax);
+  EXPECT_EQ(ceil_div(kMax - 1, 2), kMax / 2);
+  EXPECT_EQ(ceil_div(0, 7), 0);
+  EXPECT_EQ(ceil_div(14, 7), 2);
+  EXPECT_EQ(ceil_div(15, 7), 3);
+}
+
+#ifdef XPOSE_HAVE_CUDA
+// The CUDA planner on a fake H100, without a GPU: requests of up to 2^63 - 1 bytes plan, with a
+// finite positive prediction, through every schema that accepts them.
+TEST(HostileSizes, CudaPlannerPlansNearly2To63Bytes) {
+  using namespace xpose::detail;
+  const DeviceInfo dev = xpose_test::fake_h100();
+  const Request cases[] = {{{kMax}, {0}, 1},
+                           {{k2p62 - 1, 2}, {1, 0}, 1},
+                           {{2, k2p62 - 1}, {1, 0}, 1},
+                           {{int64_t{1} << 31, int64_t{1} << 31}, {1, 0}, 1},
+                           {{3, int64_t{1} << 40, 1 << 20}, {2, 0, 1}, 1},
+                           {{7, 5, int64_t{1} << 56}, {1, 2, 0}, 2},
+                           {{(int64_t{1} << 58) - 1, 3, 5}, {0, 2, 1}, 1},
+                           {{1 << 20, k2p62 >> 24}, {1, 0}, 16}};
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CUDA;
+  o.device = 0;
+  for (const Request& r : cases) {
+    SCOPED_TRACE(str(r.extents) + " perm " + str(r.perm) + " " + std::to_string(r.elem) + " B");
+    Problem p;
+    ASSERT_EQ(make_problem(static_cast<int>(r.extents.size()), r.extents.data(), r.perm.data(),
+                           r.elem, XPOSE_COL_MAJOR, &p),
+              XPOSE_SUCCESS)
+        << last_error();
+    for (const char* schema : {"", "copy", "rows", "fvi-small", "tiled", "packed",
+                               "packed-split"}) {
+      SCOPED_TRACE(std::string("schema '") + schema + "'");
+      BackendPlanPtr plan;
+      const xpose_status_t s = cuda_plan_on(p, dev, o, schema, &plan);
+      if (*schema == '\0') ASSERT_EQ(s, XPOSE_SUCCESS) << last_error();
+      if (s != XPOSE_SUCCESS) {
+        EXPECT_EQ(s, XPOSE_ERROR_INVALID_ARGUMENT) << last_error();
+        continue;
+      }
+      EXPECT_TRUE(std::isfinite(plan->predicted_seconds()));
+      EXPECT_GT(plan->predicted_seconds(), 0.0);
+      EXPECT_FALSE(plan->describe().empty());
+    }
+  }
+}
+#endif  // XPOSE_HAVE_CUDA
 
 }  // namespace

@@ -264,7 +264,10 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
 }
 
 double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x) {
-  const double bytes = static_cast<double>(volume) * static_cast<double>(g.eb);
+  // In integers first: the problem's bytes, validated below 2^63, may round up to 2^63 as a
+  // double, which no int64_t holds (found by plan_fuzzer, issue 17).
+  const int64_t total = volume * static_cast<int64_t>(g.eb);
+  const double bytes = static_cast<double>(total);
   const int64_t line = kTuning.line_bytes, eb = static_cast<int64_t>(g.eb);
   // A run of R bytes at an arbitrary element offset touches about (R + line - eb) / line lines;
   // neighbouring tiles reuse about half of the partial lines while they are still cached.
@@ -272,7 +275,7 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
     return 1.0 + 0.5 * static_cast<double>(std::max<int64_t>(0, line - eb)) / run;
   };
   const double read = bytes * waste(static_cast<double>(g.ti * eb));
-  double write = bytes * write_factor(static_cast<int64_t>(bytes), x);
+  double write = bytes * write_factor(total, x);
   if (!x.nt) {
     write *= waste(static_cast<double>(g.to * eb));
   } else {
