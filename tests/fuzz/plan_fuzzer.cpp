@@ -3,6 +3,7 @@
 // xpose_plan_predict, xpose_plan_describe, xpose_plan_destroy). Nothing is executed. A finding
 // is a sanitizer report, a crash, or a broken promise of API.md (check_status).
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "hostile_args.hpp"
@@ -16,7 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       hostile_options(in, in.ConsumeBool() ? XPOSE_BACKEND_CPU : XPOSE_BACKEND_AUTO);
   // Measure planning runs the candidates on scratch buffers of the tensor's size: kept to small
   // tensors, so that the fuzzer plans rather than transposes gigabytes.
-  if (o.planning == XPOSE_PLAN_MEASURE && !volume_at_most(r, 1 << 16))
+  // The field may hold any int: read as one, since loading an out-of-range enum is undefined.
+  int planning;
+  std::memcpy(&planning, &o.planning, sizeof planning);
+  if (planning == XPOSE_PLAN_MEASURE && !volume_at_most(r, 1 << 16))
     o.planning = XPOSE_PLAN_HEURISTIC;
   const bool use_options = in.ConsumeIntegralInRange<int>(0, 15) > 0;
   const bool forced = in.ConsumeIntegralInRange<int>(0, 2) == 0;
