@@ -18,17 +18,10 @@
 
 namespace {
 
+using xpose_test::cpu_options;
 using xpose_test::Rng;
 
 constexpr int kThreads = 8;
-
-xpose_options_t cpu_options(xpose_layout_t layout = XPOSE_COL_MAJOR) {
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CPU;
-  o.layout = layout;
-  return o;
-}
 
 struct Case {
   std::vector<int64_t> extents;

@@ -26,18 +26,11 @@
 
 namespace {
 
+using xpose_test::cpu_options;
 using xpose_test::str;
 
 constexpr int64_t kMax = INT64_MAX;
 constexpr int64_t k2p62 = int64_t{1} << 62;
-
-xpose_options_t cpu_options(xpose_layout_t layout = XPOSE_COL_MAJOR) {
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CPU;
-  o.layout = layout;
-  return o;
-}
 
 std::string describe(xpose_plan_t plan) {
   std::string text(xpose_plan_describe(plan, nullptr, 0), '\0');
@@ -156,6 +149,32 @@ TEST(HostileSizes, PlansOfNearly2To63BytesKeepEveryOffsetInTheTensor) {
       SCOPED_TRACE(matrix ? "matrix" : "blocked");
       expect_offsets_inside(g, p.bytes());
     }
+  }
+}
+
+// A thread count no machine has: libgomp failed to start a team of 100000 threads and the process
+// crashed. Capped at 4 per processor, the results stay right, out of place and in place.
+TEST(HostileSizes, HugeThreadCountsAreCapped) {
+  const int64_t n = 2048;
+  const std::vector<int64_t> extents = {n, n};
+  const std::vector<int> perm = {1, 0};
+  const size_t bytes = static_cast<size_t>(n * n) * 4;
+  std::vector<unsigned char> in(bytes), out(bytes), want(bytes);
+  xpose_test::fill_random(in.data(), bytes, xpose_test::test_seed());
+  xpose_test::reference_transpose(extents, perm, 4, XPOSE_COL_MAJOR, in.data(), want.data());
+  for (int threads : {100000, INT32_MAX}) {
+    SCOPED_TRACE("num_threads " + std::to_string(threads));
+    const xpose_options_t o = cpu_options(XPOSE_COL_MAJOR, threads);
+    ASSERT_EQ(xpose_transpose(2, extents.data(), perm.data(), 4, in.data(), out.data(), &o,
+                              nullptr),
+              XPOSE_SUCCESS)
+        << xpose_last_error();
+    EXPECT_EQ(out, want);
+    out = in;
+    ASSERT_EQ(xpose_transpose_inplace(2, extents.data(), perm.data(), 4, out.data(), &o, nullptr),
+              XPOSE_SUCCESS)
+        << xpose_last_error();
+    EXPECT_EQ(out, want);
   }
 }
 

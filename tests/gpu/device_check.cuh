@@ -110,6 +110,16 @@ unsigned long long mismatches_on_device(const T* out, const Shape& s, uint64_t s
   return h;
 }
 
+// Whether the `count` bytes at `p` (device memory) all still hold `poison`.
+inline bool guard_intact(const void* p, size_t count, uint8_t poison) {
+  uint8_t h[256];
+  if (count > sizeof h || cudaMemcpy(h, p, count, cudaMemcpyDeviceToHost) != cudaSuccess)
+    return false;
+  for (size_t i = 0; i < count; ++i)
+    if (h[i] != poison) return false;
+  return true;
+}
+
 // Whether the device has `bytes` free beyond a 256 MiB margin.
 inline bool device_has(size_t bytes) {
   size_t free_b = 0, total_b = 0;

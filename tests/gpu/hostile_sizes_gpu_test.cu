@@ -66,11 +66,8 @@ int run_every_schema(const Shape& s, xpose_layout_t layout, uint64_t salt) {
     EXPECT_EQ(xpose_execute(plan, in.p, out.p, nullptr), XPOSE_SUCCESS)
         << what << ": " << xpose_last_error();
     EXPECT_EQ(mismatches_on_device(out.p, cm, salt), 0u) << what;
-    uint8_t guard[kGuard];
-    EXPECT_EQ(cudaMemcpy(guard, reinterpret_cast<uint8_t*>(out.p) + bytes, kGuard,
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
-    for (uint8_t g : guard) EXPECT_EQ(g, kPoison) << what << ": wrote past the output";
+    EXPECT_TRUE(guard_intact(reinterpret_cast<uint8_t*>(out.p) + bytes, kGuard, kPoison))
+        << what << ": wrote past the output";
     xpose_plan_destroy(plan);
     ++ran;
   }
@@ -122,11 +119,8 @@ void run_inplace(const Shape& s, uint64_t salt) {
               XPOSE_SUCCESS)
         << what << ": " << xpose_last_error();
     EXPECT_EQ(mismatches_on_device(data.p, s, salt), 0u) << what;
-    uint8_t guard[kGuard];
-    EXPECT_EQ(cudaMemcpy(guard, reinterpret_cast<uint8_t*>(data.p) + bytes, kGuard,
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
-    for (uint8_t g : guard) EXPECT_EQ(g, kPoison) << what << ": wrote past the data";
+    EXPECT_TRUE(guard_intact(reinterpret_cast<uint8_t*>(data.p) + bytes, kGuard, kPoison))
+        << what << ": wrote past the data";
   }
 }
 
