@@ -14,14 +14,8 @@
 
 namespace {
 
+using xpose_test::cpu_options;
 using xpose_test::GuardedBuffer;
-
-xpose_options_t cpu_options() {
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CPU;
-  return o;
-}
 
 struct BadCall {
   const char* what;

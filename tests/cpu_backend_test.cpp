@@ -22,6 +22,7 @@
 #include "cpu/kernels.hpp"
 #include "cpu/line_writer.hpp"
 #include "cpu/tile_walk.hpp"
+#include "reference.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -50,10 +51,7 @@ Problem problem(std::vector<int64_t> ext, std::vector<int> perm, size_t es) {
 }
 
 xpose_options_t options(int threads, xpose_planning_t planning = XPOSE_PLAN_HEURISTIC) {
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CPU;
-  o.num_threads = threads;
+  xpose_options_t o = xpose_test::cpu_options(XPOSE_COL_MAJOR, threads);
   o.planning = planning;
   xpose_options_t r;
   EXPECT_EQ(resolve_options(&o, &r), XPOSE_SUCCESS);

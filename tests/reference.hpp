@@ -142,6 +142,16 @@ class GuardedBuffer {
   std::vector<unsigned char> storage_;
 };
 
+// Options for the CPU backend (tests that do not depend on the default backend).
+inline xpose_options_t cpu_options(xpose_layout_t layout = XPOSE_COL_MAJOR, int threads = 0) {
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CPU;
+  o.layout = layout;
+  o.num_threads = threads;
+  return o;
+}
+
 // "(4,5,6)" for messages.
 template <class T>
 std::string str(const std::vector<T>& v) {

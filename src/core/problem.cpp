@@ -1,5 +1,6 @@
 #include "core/problem.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -99,9 +100,12 @@ xpose_status_t make_problem(int rank, const int64_t* extents, const int* perm, s
     ext[k] = rm ? extents[rank - 1 - k] : extents[k];
     prm[k] = rm ? rank - 1 - perm[rank - 1 - k] : perm[k];
   }
-  p.volume = 1;
-  for (int k = 0; k < rank; ++k) p.volume *= ext[k];
-  if (p.volume == 0) {
+  // An empty tensor's other extents may multiply past 64 bits (validate() checks the volume of
+  // non-empty ones only), so its volume is 0 without a product.
+  const bool empty = std::find(ext, ext + rank, int64_t{0}) != ext + rank;
+  p.volume = empty ? 0 : 1;
+  for (int k = 0; k < rank && !empty; ++k) p.volume *= ext[k];
+  if (empty) {
     *out = p;
     return XPOSE_SUCCESS;
   }

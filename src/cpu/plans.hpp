@@ -110,7 +110,7 @@ BackendPlanPtr make_tile_plan(const char* schema, const TileGeometry& g, const E
 double predict_run(const Problem& p, const RunGeometry& g, const ExecSettings& x);
 double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x);
 
-// Thread count of options.num_threads (0 = omp_get_max_threads()).
+// Thread count of options.num_threads (0 = omp_get_max_threads()), at most 4 per processor.
 int resolve_threads(int requested);
 
 // Runs f(begin, end) over [0, units) of a `bytes`-byte problem: at once on one thread, or in

@@ -144,7 +144,10 @@ double predict_run(const Problem& p, const RunGeometry& g, const ExecSettings& x
 }
 
 int resolve_threads(int requested) {
-  return requested > 0 ? requested : std::max(1, omp_get_max_threads());
+  // Beyond 4 threads a processor a team only oversubscribes the machine, and a hostile count
+  // (100000) made libgomp fail to start the team and crash the process (issue 17): capped.
+  const int cap = 4 * std::max(1, omp_get_num_procs());
+  return requested > 0 ? std::min(requested, cap) : std::max(1, omp_get_max_threads());
 }
 
 int64_t chunk_count(int64_t units, int64_t bytes, int threads) {

@@ -141,6 +141,18 @@ void fill_loops(const Shape& s, const Minor& mi, TileGeometry* g) {
   g->gb = 1;
 }
 
+// icol[to + c]: column c of the next I segment, which only a tile with a next segment reads
+// (tile_plan.cpp), and only as far as that segment reaches. Filled for the columns the second
+// segment has, so each offset is that of an element of the tensor: adding the segment stride to
+// a column past the tensor's end overflowed 64 bits for tensors of ~2^62 bytes (issue 17).
+void fill_next_columns(TileGeometry* g) {
+  const int64_t segments = g->loop[g->i_loop].extent;
+  if (segments < 2) return;
+  const int64_t second = g->i_inner * std::min(g->i_seg, g->i_last_extent - g->i_seg);
+  const int64_t ext = std::min<int64_t>({g->to, line_ext(g->eb), second});
+  for (int64_t c = 0; c < ext; ++c) g->icol[g->to + c] = g->icol[c] + g->loop[g->i_loop].in_stride;
+}
+
 // Pages one tile side touches: `n` runs of `run` bytes at offsets `off` (runs that continue
 // each other count as one), each about 1 + run / page pages.
 double side_pages(const int64_t* off, int n, int64_t run) {
@@ -246,14 +258,16 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
   g->to = static_cast<int>(g->i_inner * g->i_seg);
   fill_tables(s, mi, g);
   fill_loops(s, mi, g);
-  const int ext = std::min(g->to, line_ext(g->eb));
-  for (int c = 0; c < ext; ++c) g->icol[g->to + c] = g->icol[c] + g->loop[g->i_loop].in_stride;
+  fill_next_columns(g);
   choose_groups(g);
   return true;
 }
 
 double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x) {
-  const double bytes = static_cast<double>(volume) * static_cast<double>(g.eb);
+  // In integers first: the problem's bytes, validated below 2^63, may round up to 2^63 as a
+  // double, which no int64_t holds (found by plan_fuzzer, issue 17).
+  const int64_t total = volume * static_cast<int64_t>(g.eb);
+  const double bytes = static_cast<double>(total);
   const int64_t line = kTuning.line_bytes, eb = static_cast<int64_t>(g.eb);
   // A run of R bytes at an arbitrary element offset touches about (R + line - eb) / line lines;
   // neighbouring tiles reuse about half of the partial lines while they are still cached.
@@ -261,7 +275,7 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
     return 1.0 + 0.5 * static_cast<double>(std::max<int64_t>(0, line - eb)) / run;
   };
   const double read = bytes * waste(static_cast<double>(g.ti * eb));
-  double write = bytes * write_factor(static_cast<int64_t>(bytes), x);
+  double write = bytes * write_factor(total, x);
   if (!x.nt) {
     write *= waste(static_cast<double>(g.to * eb));
   } else {

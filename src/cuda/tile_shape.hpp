@@ -12,7 +12,8 @@
 
 namespace xpose::detail::cuda_tile {
 
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// a >= 0, b > 0; no overflow for a near INT64_MAX (volumes of ~2^63 bytes, issue 17).
+inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 // gcd(a, b) for a power of two a and b >= 0: every alignment here is a gcd with 128, so this is
 // the lowest set bit of b capped at a, without std::gcd's loop (planning runs it per tile).

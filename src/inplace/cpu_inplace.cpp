@@ -2,13 +2,12 @@
 // of a pairing::Enumeration (tile pairs of the lower triangle, V1B by default), each tile pair
 // swapped element by element through registers. A pair of tiles fits in L1 (kCpuTile), so the
 // strided side of the swap is read and written back while its cache lines are resident.
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 
 #include "core/backend.hpp"
 #include "core/status.hpp"
+#include "cpu/plans.hpp"
 #include "inplace/geometry.hpp"
 
 namespace xpose::detail {
@@ -93,7 +92,7 @@ void run_words(size_t unit, const SwapGeometry& g, void* data, int threads) {
 xpose_status_t cpu_transpose_inplace(const InplaceRequest& r, const xpose_options_t& options,
                                      void* data) {
   const inplace::Folding f = inplace::fold(r.elem_size, r.inner);
-  const int threads = options.num_threads > 0 ? options.num_threads : omp_get_max_threads();
+  const int threads = cpu::resolve_threads(options.num_threads);
   const auto scheme = r.scheme < 0 ? pairing::Scheme::kV1B : static_cast<pairing::Scheme>(r.scheme);
   const int64_t tile = f.unit ? inplace::kCpuTile[inplace::log2_size(f.unit)] : 1;
   const int64_t w = r.w > 0 ? r.w : inplace::kCpuBandWidth;

@@ -6,70 +6,23 @@
 #include <algorithm>
 #include <chrono>
 
+#include "device_check.cuh"
 #include "gpu_util.hpp"
 
 using namespace xpose_test;
 
 namespace {
 
-__host__ __device__ inline uint64_t mix(uint64_t x) {
-  x ^= x >> 31;
-  x *= 0x9E3779B97F4A7C15ull;
-  x ^= x >> 29;
-  return x | 1;  // never zero
-}
-
-struct Shape {
-  int rank;
-  int64_t ext[4];
-  int perm[4];
-};
-
-template <class T>
-__global__ void fill(T* in, int64_t n, uint64_t salt) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{gridDim.x} * blockDim.x)
-    in[i] = static_cast<T>(mix(static_cast<uint64_t>(i) ^ salt));
-}
-
-// Column-major: output index j has coordinates over the output extents; input dim perm[i] has
-// coordinate o_i.
-template <class T>
-__global__ void check(const T* out, Shape s, int64_t n, uint64_t salt,
-                      unsigned long long* bad) {
-  int64_t s_in[4];
-  int64_t v = 1;
-  for (int k = 0; k < s.rank; ++k) s_in[k] = v, v *= s.ext[k];
-  unsigned long long local = 0;
-  for (int64_t j = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; j < n;
-       j += int64_t{gridDim.x} * blockDim.x) {
-    int64_t rest = j, i = 0;
-    for (int d = 0; d < s.rank; ++d) {
-      const int64_t e = s.ext[s.perm[d]];
-      i += (rest % e) * s_in[s.perm[d]];
-      rest /= e;
-    }
-    local += out[j] != static_cast<T>(mix(static_cast<uint64_t>(i) ^ salt));
-  }
-  if (local) atomicAdd(bad, local);
-}
-
 template <class T>
 void run_large(const Shape& s, uint64_t salt) {
-  int64_t n = 1;
-  for (int k = 0; k < s.rank; ++k) n *= s.ext[k];
+  const int64_t n = s.volume();
   const size_t bytes = static_cast<size_t>(n) * sizeof(T);
-  size_t free_b = 0, total_b = 0;
-  cudaMemGetInfo(&free_b, &total_b);
-  if (free_b < 2 * bytes + (size_t{1} << 28)) GTEST_SKIP() << "not enough device memory";
+  if (!device_has(2 * bytes)) GTEST_SKIP() << "not enough device memory";
   T *in = nullptr, *out = nullptr;
   ASSERT_EQ(cudaMalloc(&in, bytes), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&out, bytes + kGuard), cudaSuccess);
-  unsigned long long* bad = nullptr;
-  ASSERT_EQ(cudaMalloc(&bad, sizeof *bad), cudaSuccess);
-  cudaMemset(bad, 0, sizeof *bad);
   cudaMemset(out, kPoison, bytes + kGuard);
-  fill<<<4096, 256>>>(in, n, salt);
+  fill_on_device(in, s, salt);
   xpose_options_t o = cuda_options();
   xpose_plan_t plan = nullptr;
   ASSERT_EQ(xpose_plan_create(&plan, s.rank, s.ext, s.perm, sizeof(T), &o), XPOSE_SUCCESS)
@@ -78,19 +31,11 @@ void run_large(const Shape& s, uint64_t salt) {
   xpose_plan_describe(plan, desc, sizeof desc);
   std::printf("%s", desc);
   ASSERT_EQ(xpose_execute(plan, in, out, nullptr), XPOSE_SUCCESS) << xpose_last_error();
-  check<<<4096, 256>>>(out, s, n, salt, bad);
-  unsigned long long nbad = 0;
-  uint8_t guard[kGuard];
-  ASSERT_EQ(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(guard, reinterpret_cast<uint8_t*>(out) + bytes, kGuard,
-                       cudaMemcpyDeviceToHost),
-            cudaSuccess);
-  EXPECT_EQ(nbad, 0u);
-  for (uint8_t g : guard) EXPECT_EQ(g, kPoison);
+  EXPECT_EQ(mismatches_on_device(out, s, salt), 0u);
+  EXPECT_TRUE(guard_intact(reinterpret_cast<uint8_t*>(out) + bytes, kGuard, kPoison));
   xpose_plan_destroy(plan);
   cudaFree(in);
   cudaFree(out);
-  cudaFree(bad);
 }
 
 TEST(CudaLarge, Above2Pow31Elements1Byte) {
@@ -118,8 +63,8 @@ TEST(CudaConcurrency, OnePlanTwoStreams) {
   const int64_t n = 301LL * 257 * 129;
   uint32_t* buf[4];
   for (auto& b : buf) ASSERT_EQ(cudaMalloc(&b, n * 4), cudaSuccess);
-  fill<<<1024, 256>>>(buf[0], n, salt);
-  fill<<<1024, 256>>>(buf[1], n, salt ^ 7);
+  fill_on_device(buf[0], s, salt);
+  fill_on_device(buf[1], s, salt ^ 7);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   xpose_options_t o = cuda_options();
   xpose_plan_t plan = nullptr;
@@ -129,18 +74,11 @@ TEST(CudaConcurrency, OnePlanTwoStreams) {
   for (int rep = 0; rep < 20; ++rep)
     for (int k = 0; k < 2; ++k)
       ASSERT_EQ(xpose_execute(plan, buf[k], buf[2 + k], st[k]), XPOSE_SUCCESS);
-  unsigned long long* bad = nullptr;
-  cudaMalloc(&bad, sizeof *bad);
-  cudaMemset(bad, 0, sizeof *bad);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  check<<<1024, 256>>>(buf[2], s, n, salt, bad);
-  check<<<1024, 256>>>(buf[3], s, n, salt ^ 7, bad);
-  unsigned long long nbad = 1;
-  cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost);
-  EXPECT_EQ(nbad, 0u);
+  EXPECT_EQ(mismatches_on_device(buf[2], s, salt), 0u);
+  EXPECT_EQ(mismatches_on_device(buf[3], s, salt ^ 7), 0u);
   for (auto& x : st) cudaStreamDestroy(x);
   for (auto& b : buf) cudaFree(b);
-  cudaFree(bad);
   xpose_plan_destroy(plan);
 }
 
