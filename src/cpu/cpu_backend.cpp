@@ -2,7 +2,8 @@
 // heuristic choice (cheapest prediction) or the measured one, and forcing a schema by name.
 //
 // Schemas (docs/cpu.md): copy, direct, super, matrix, blocked. Forcing syntax:
-//   name[:key=value[,key=value...]]   keys: ti, to (tile sides, tiled schemas), nt (0 or 1)
+//   name[:key=value[,key=value...]]   keys: ti, to (tile sides, tiled schemas), nt (0 or 1),
+//   isa (scalar, sse2, avx2, avx512: the tiled schemas' micro-kernels)
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -26,6 +27,7 @@ struct Spec {
   Schema schema = Schema::kCopy;
   TileRequest tile;
   int nt = -1;  // -1: by output size (want_nt)
+  Isa isa = Isa::kBest;
 };
 
 // A built candidate: the plan and what the model predicts for it.
@@ -64,6 +66,7 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
   ExecSettings x;
   x.threads = threads;
   x.nt = spec.nt < 0 ? want_nt(p.bytes(), threads) : spec.nt == 1;
+  x.isa = spec.isa;
   if (spec.schema == Schema::kCopy || spec.schema == Schema::kDirect) {
     out->predicted = predict_run(p, make_run_geometry(p), x);
     out->plan = make_run_plan(p, x, out->predicted);
@@ -72,6 +75,10 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
   const Shape s = spec.schema == Schema::kSuper ? super_shape(p) : shape_of(p);
   TileRequest req = spec.tile;
   req.matrix = spec.schema == Schema::kMatrix;
+  if (select_tile_kernel(s.eb, x.isa).fn == nullptr) {
+    *why = "this CPU or build lacks the forced instruction set";
+    return false;
+  }
   auto g = std::make_unique<TileGeometry>();
   if (!make_tile_geometry(s, req, g.get(), why)) return false;
   // Rows too long to stage (a forced TO, or super-elements over half the buffer): regular stores.
@@ -129,13 +136,15 @@ bool parse_schema(const std::string& text, Spec* spec, std::string* why) {
     const long v = eq == std::string::npos ? -1 : std::strtol(kv.c_str() + eq + 1, &stop, 10);
     const std::string key = kv.substr(0, eq);
     const bool number = stop != nullptr && *stop == '\0' && stop != kv.c_str() + eq + 1;
+    if (key == "isa" && eq != std::string::npos && parse_isa(kv.substr(eq + 1), &spec->isa))
+      continue;
     if (key == "nt" && number && (v == 0 || v == 1)) {
       spec->nt = static_cast<int>(v);
     } else if ((key == "ti" || key == "to") && number && v >= 1 && v <= 256) {
       (key == "ti" ? spec->tile.ti : spec->tile.to) = static_cast<int>(v);
     } else {
       *why = "bad parameter '" + kv + "' in schema '" + text +
-             "'; expected ti=1..256, to=1..256 or nt=0|1";
+             "'; expected ti=1..256, to=1..256, nt=0|1 or isa=scalar|sse2|avx2|avx512";
       return false;
     }
   }

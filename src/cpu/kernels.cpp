@@ -1,7 +1,9 @@
-// Scalar tile kernels (every element size), run-time ISA selection, and the streaming row copy.
+// Scalar tile kernels (every element size), run-time ISA selection (or a forced ISA), and the
+// streaming row copy.
 #include "cpu/kernels.hpp"
 
 #include <cstring>
+#include <iterator>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -61,13 +63,37 @@ const IsaKernels* best_isa() {
   return best;
 }
 
+constexpr const char* kIsaNames[] = {"best", "scalar", "sse2", "avx2", "avx512"};
+
 }  // namespace
 
-TileKernel select_tile_kernel(size_t eb) {
-  const IsaKernels* isa = best_isa();
-  if (isa != nullptr && eb == 4) return isa->k4;
-  if (isa != nullptr && eb == 8) return isa->k8;
-  if (isa != nullptr && isa->units8.fn != nullptr && eb > 16 && eb % 8 == 0) return isa->units8;
+bool parse_isa(const std::string& name, Isa* isa) {
+  for (int i = 0; i < static_cast<int>(std::size(kIsaNames)); ++i)
+    if (name == kIsaNames[i]) {
+      *isa = static_cast<Isa>(i);
+      return true;
+    }
+  return false;
+}
+
+TileKernel select_tile_kernel(size_t eb, Isa which) {
+  const IsaKernels* isa = nullptr;
+  switch (which) {
+    case Isa::kBest: isa = best_isa(); break;
+    case Isa::kScalar: return scalar_kernel(eb);
+    case Isa::kSse2: isa = sse2_kernels(); break;
+    case Isa::kAvx2: isa = avx2_kernels(); break;
+    case Isa::kAvx512: isa = avx512_kernels(); break;
+  }
+  if (isa == nullptr) return which == Isa::kBest ? scalar_kernel(eb) : TileKernel{};
+  switch (eb) {
+    case 1: return isa->k1;
+    case 2: return isa->k2;
+    case 4: return isa->k4;
+    case 8: return isa->k8;
+    default: break;
+  }
+  if (isa->units8.fn != nullptr && eb > 16 && eb % 8 == 0) return isa->units8;
   return scalar_kernel(eb);
 }
 
