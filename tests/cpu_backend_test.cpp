@@ -326,7 +326,8 @@ void check_kernel(const cpu::TileKernel& k, size_t eb, std::mt19937_64* rng, boo
 
 TEST(CpuKernels, EveryIsaAndSizeAtOddShapesUnaligned) {
   std::mt19937_64 rng(test_seed());
-  for (const size_t eb : {1, 2, 3, 4, 8, 12, 16, 24, 40}) check_kernel(cpu::select_tile_kernel(eb), eb, &rng);
+  for (const size_t eb : {1, 2, 3, 4, 5, 7, 8, 12, 13, 16, 19, 24, 40, 386})
+    check_kernel(cpu::select_tile_kernel(eb), eb, &rng);
   for (const cpu::IsaKernels* isa :
        {cpu::sse2_kernels(), cpu::avx2_kernels(), cpu::avx512_kernels()}) {
     if (isa == nullptr) continue;  // this CPU or build lacks it

@@ -104,6 +104,23 @@ int candidate_specs(const Problem& p, Spec* specs) {
     specs[n++].schema = Schema::kBlocked;
     specs[n++].schema = Schema::kMatrix;
     const size_t eb = p.elem_size;
+    // 1- and 2-byte elements: a tile whose J is input dim 0 alone, and one whose I is output dim
+    // 0 alone, when that extent is short of the default side, so that the other side can take
+    // the dims the default tile's would leave it ((11,185,3,152,35) perm (2,1,0,4,3): 264 x 3
+    // bytes by default, 3-byte output rows; 11 x 256 with J = dim 0). The model chooses.
+    if (eb <= 2) {
+      const TileShape def = kTuning.tile_by_size[std::countr_zero(eb)];
+      const int64_t area = int64_t{def.ti} * def.to, cap = Tuning::kMaxTileSide / 2;
+      const int64_t e0 = p.extent[0], ek = p.extent[p.perm[0]];
+      if (e0 < def.ti) {
+        specs[n].schema = Schema::kBlocked;
+        specs[n++].tile = {static_cast<int>(e0), static_cast<int>(std::min(cap, area / e0))};
+      }
+      if (ek < def.to) {
+        specs[n].schema = Schema::kBlocked;
+        specs[n++].tile = {static_cast<int>(std::min(cap, area / ek)), static_cast<int>(ek)};
+      }
+    }
     if (std::has_single_bit(eb) && eb <= 16) {
       const TileShape def = kTuning.tile_by_size[std::countr_zero(eb)];
       const TileShape sq = kTuning.square_by_size[std::countr_zero(eb)];

@@ -36,6 +36,40 @@ void tile_units(const char* in, const int64_t* icol, char* out, const int64_t* o
   }
 }
 
+// One element of any size eb >= 2 in at most two fixed-size moves of the largest power of two
+// P <= eb (the second one ending at eb, overlapping the first), or in 16-byte moves and one
+// overlapping 16-byte tail from 16 bytes up: odd super-elements (a 13- or 386-byte leading run
+// of 1-byte elements) took eb / 2 or eb moves of 1 or 2 bytes.
+template <size_t P>
+inline void move_pair(char* d, const char* s, size_t eb) {
+  char a[P], b[P];
+  std::memcpy(a, s, P);
+  std::memcpy(b, s + eb - P, P);
+  std::memcpy(d, a, P);
+  std::memcpy(d + eb - P, b, P);
+}
+
+inline void move_any(char* d, const char* s, size_t eb) {
+  if (eb >= 16) {
+    for (size_t u = 0; u + 16 < eb; u += 16) std::memcpy(d + u, s + u, 16);
+    std::memcpy(d + eb - 16, s + eb - 16, 16);
+  } else if (eb >= 8) {
+    move_pair<8>(d, s, eb);
+  } else if (eb >= 4) {
+    move_pair<4>(d, s, eb);
+  } else {
+    move_pair<2>(d, s, eb);
+  }
+}
+
+void tile_any(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr, int nc,
+              size_t eb) {
+  for (int c = 0; c < nc; ++c) {
+    const char* src = in + icol[c];
+    for (int r = 0; r < nr; ++r) move_any(out + orow[r] + c * eb, src + r * eb, eb);
+  }
+}
+
 TileKernel scalar_kernel(size_t eb) {
   switch (eb) {
     case 1: return {tile_fixed<1>, "scalar"};
@@ -47,9 +81,7 @@ TileKernel scalar_kernel(size_t eb) {
   }
   if (eb % 16 == 0) return {tile_units<16>, "scalar-units16"};
   if (eb % 8 == 0) return {tile_units<8>, "scalar-units8"};
-  if (eb % 4 == 0) return {tile_units<4>, "scalar-units4"};
-  if (eb % 2 == 0) return {tile_units<2>, "scalar-units2"};
-  return {tile_units<1>, "scalar-units1"};
+  return {tile_any, "scalar-any"};
 }
 
 // The widest ISA table this CPU supports, detected once (immutable afterwards).

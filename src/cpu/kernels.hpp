@@ -19,6 +19,9 @@ using TileFn = void (*)(const char* in, const int64_t* icol, char* out, const in
 struct TileKernel {
   TileFn fn = nullptr;
   const char* name = "";  // e.g. "avx512 8x8", "scalar"
+  // Rows x columns of the register block of the 1- and 2-byte kernels (the cost model counts
+  // them: a block cut by a tile edge costs a whole one); 0 for the others.
+  int block_rows = 0, block_cols = 0;
 };
 
 // Instruction sets of the tile kernels. kBest: the widest this CPU runs (detected once); the

@@ -122,8 +122,8 @@ void tile8(const char* in, const int64_t* icol, char* out, const int64_t* orow, 
 namespace xpose::detail::cpu {
 
 const IsaKernels* avx2_kernels() {
-  static constexpr IsaKernels kKernels{{tile_narrow<1>, "avx2-16x32"},
-                                       {tile_narrow<2>, "avx2-8x16"},
+  static constexpr IsaKernels kKernels{{tile_narrow<1>, "avx2-16x32", 16, 32},
+                                       {tile_narrow<2>, "avx2-8x16", 8, 16},
                                        {tile4, "avx2-8x8"},
                                        {tile8, "avx2-4x4"},
                                        {}};

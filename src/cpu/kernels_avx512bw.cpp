@@ -113,8 +113,8 @@ void tile_narrow(const char* in, const int64_t* icol, char* out, const int64_t* 
 namespace xpose::detail::cpu {
 
 const NarrowKernels* avx512bw_kernels() {
-  static constexpr NarrowKernels kKernels{{tile_narrow<1>, "avx512bw-16x64"},
-                                          {tile_narrow<2>, "avx512bw-8x32"}};
+  static constexpr NarrowKernels kKernels{{tile_narrow<1>, "avx512bw-16x64", 16, 64},
+                                          {tile_narrow<2>, "avx512bw-8x32", 8, 32}};
   const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                    __builtin_cpu_supports("avx512vl");
   return has ? &kKernels : nullptr;

@@ -59,8 +59,8 @@ void tile8(const char* in, const int64_t* icol, char* out, const int64_t* orow, 
 }  // namespace
 
 const IsaKernels* sse2_kernels() {
-  static constexpr IsaKernels kKernels{{tile_narrow<1>, "sse2-16x16"},
-                                       {tile_narrow<2>, "sse2-8x8"},
+  static constexpr IsaKernels kKernels{{tile_narrow<1>, "sse2-16x16", 16, 16},
+                                       {tile_narrow<2>, "sse2-8x8", 8, 8},
                                        {tile4, "sse2-4x4"},
                                        {tile8, "sse2-2x2"},
                                        {}};
