@@ -14,17 +14,9 @@
 namespace {
 
 using xpose::detail::InplaceForce;
+using xpose_test::cpu_options;
 using xpose_test::GuardedBuffer;
 using xpose_test::str;
-
-xpose_options_t cpu_options(xpose_layout_t layout, int threads = 0) {
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CPU;
-  o.layout = layout;
-  o.num_threads = threads;
-  return o;
-}
 
 struct InplaceCase {
   std::vector<int64_t> extents;

@@ -16,6 +16,7 @@
 
 namespace {
 
+using xpose_test::cpu_options;
 using xpose_test::GuardedBuffer;
 using xpose_test::Rng;
 using xpose_test::str;
@@ -32,14 +33,6 @@ bool available(const char* isa) {
   const bool has = known && cpu::select_tile_kernel(1, i).fn != nullptr;
   if (!has) std::printf("[ skip ] %s: not on this CPU or build\n", isa);
   return has;
-}
-
-xpose_options_t cpu_options(int threads) {
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CPU;
-  o.num_threads = threads;
-  return o;
 }
 
 struct Case {
@@ -65,7 +58,7 @@ bool run_checked(const Case& c, const std::string& schema, uint64_t seed) {
   std::vector<unsigned char> want(bytes);
   xpose_test::reference_transpose(c.extents, c.perm, c.elem, XPOSE_COL_MAJOR, in.data(),
                                   want.data());
-  const xpose_options_t o = cpu_options(c.threads);
+  const xpose_options_t o = cpu_options(XPOSE_COL_MAJOR, c.threads);
   const int rank = static_cast<int>(c.extents.size());
   xpose_plan_t plan = nullptr;
   const xpose_status_t st =
@@ -179,7 +172,7 @@ TEST(NarrowCpu, InplaceEveryIsaOddAndEvenOrders) {
           xpose_test::fill_random(data.data(), bytes, seed + bytes);
           xpose_test::reference_transpose(s.extents, s.perm, elem, XPOSE_COL_MAJOR, data.data(),
                                           want.data());
-          const xpose_options_t o = cpu_options(2);
+          const xpose_options_t o = cpu_options(XPOSE_COL_MAJOR, 2);
           xpose::detail::InplaceForce f;
           f.cpu_isa = isa;
           ASSERT_EQ(xpose::detail::transpose_inplace(rank, s.extents.data(), s.perm.data(), elem,
@@ -197,7 +190,7 @@ TEST(NarrowCpu, InplaceEveryIsaOddAndEvenOrders) {
 TEST(NarrowCpu, UnknownIsaIsRejected) {
   const int64_t ext[2] = {40, 30};
   const int perm[2] = {1, 0};
-  const xpose_options_t o = cpu_options(1);
+  const xpose_options_t o = cpu_options(XPOSE_COL_MAJOR, 1);
   xpose_plan_t plan = nullptr;
   EXPECT_EQ(xpose_plan_create_forced(&plan, 2, ext, perm, 1, &o, "blocked:isa=avx9"),
             XPOSE_ERROR_INVALID_ARGUMENT);

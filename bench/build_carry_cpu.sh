@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# On the build machine: CPU-only Release builds of the `xpose` tool for this checkout and for a
+# base revision (default main, built in a temporary git worktree), copied to .carry-cpu/branch/
+# and .carry-cpu/main/ (git-ignored, ~1.5 MB in all) for bench/device_cpu_narrow.sh to carry.
+# Usage: bash bench/build_carry_cpu.sh [BASE_REF]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+base=${1:-main}
+jobs=$(nproc)
+build() {  # build SOURCE_DIR NAME
+  cmake -S "$1" -B "$1/build-carry-cpu" -DXPOSE_ENABLE_CUDA=OFF -DCMAKE_BUILD_TYPE=Release \
+    -DXPOSE_BUILD_TESTS=OFF > /dev/null
+  cmake --build "$1/build-carry-cpu" -j"$jobs" --target xpose_tool > /dev/null
+  mkdir -p ".carry-cpu/$2"
+  cp "$1/build-carry-cpu/tools/xpose" ".carry-cpu/$2/"
+  git -C "$1" log -1 --format="$2 %h %s" > ".carry-cpu/$2/commit.txt"
+}
+tmp=$(mktemp -d)
+git worktree add --detach "$tmp" "$base" > /dev/null
+build "$tmp" main
+git worktree remove --force "$tmp"
+build . branch
+cat .carry-cpu/*/commit.txt
+du -sh .carry-cpu
