@@ -2,8 +2,8 @@
 // of words (unpack ladders in the four 128-bit lanes, narrow_blocks.hpp), so each output row of a
 // block is one 64-byte store. Tiles smaller than a block along a side (a few rows of J, as in
 // (3, n) perm (1, 0)) take that side in one block with masked loads and stores instead of the
-// scalar loop. Compiled for AVX-512BW/VL through a target pragma and used only when the CPU
-// has both.
+// scalar loop (a 128-bit block for tiles at most 16 bytes wide). Compiled for AVX-512BW/VL
+// through a target pragma and used only when the CPU has both.
 #include "cpu/kernels.hpp"
 
 #if defined(__x86_64__)
@@ -77,6 +77,23 @@ void block_masked(const char* in, const int64_t* icol, char* out, const int64_t*
     _mm512_mask_storeu_epi8(out + orow[r], cmask, a[bit_reverse(r, K::kRounds)]);
 }
 
+// The top-left nr x nc part (1..R each) of a 128-bit block, masked as block_masked: for tiles
+// at most R columns wide (8-byte output rows of (27,10,8,..) perm (2,0,..) bytes), where the
+// 512-bit block would shuffle three empty lanes.
+template <size_t E>
+void block_masked128(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+                     int nc) {
+  using K = NarrowBlock<Ops128, E>;
+  const auto rmask = static_cast<__mmask16>((1u << (nr * E)) - 1);
+  const auto cmask = static_cast<__mmask16>((1u << (nc * E)) - 1);
+  __m128i a[K::kR];
+  for (int c = 0; c < K::kR; ++c)
+    a[c] = c < nc ? _mm_maskz_loadu_epi8(rmask, in + icol[c]) : _mm_setzero_si128();
+  ladder<Ops128, K::kRounds, E == 1 ? 0 : 1>(a);
+  for (int r = 0; r < nr; ++r)
+    _mm_mask_storeu_epi8(out + orow[r], cmask, a[bit_reverse(r, K::kRounds)]);
+}
+
 // Block starts along a side of n elements: overlapping whole blocks when n >= k, else one
 // (partial) block at 0.
 template <class F>
@@ -91,8 +108,16 @@ template <size_t E>
 void tile_narrow(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
                  int nc, size_t) {
   using K = NarrowBlock<Ops512, E>;
-  if (tile_overlapped<K>(in, icol, out, orow, nr, nc)) return;
+  if (tile_overlapped<K>(in, icol, out, orow, nr, nc) ||
+      tile_overlapped<NarrowBlock<Ops128, E>>(in, icol, out, orow, nr, nc))
+    return;
   const int br = std::min(nr, K::kR), bc = std::min(nc, K::kC);
+  if (nc <= K::kR) {  // one 128-bit block wide
+    side_steps(nr, K::kR, [&](int r) {
+      block_masked128<E>(in + r * static_cast<int64_t>(E), icol, out, orow + r, br, nc);
+    });
+    return;
+  }
   side_steps(nc, K::kC, [&](int c) {
     side_steps(nr, K::kR, [&](int r) {
       block_masked<E>(in + r * static_cast<int64_t>(E), icol + c, out + c * static_cast<int64_t>(E),
