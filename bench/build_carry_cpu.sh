@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On the build machine: CPU-only Release builds of the `xpose` tool for this checkout and for a
 # base revision (default main, built in a temporary git worktree), copied to .carry-cpu/branch/
-# and .carry-cpu/main/ (git-ignored, ~1.5 MB in all) for bench/device_cpu_narrow.sh to carry.
+# and .carry-cpu/main/ (git-ignored, ~1.5 MB in all), with a copy of bench/device_cpu_narrow.sh,
+# so that a device call from any checkout that holds .carry-cpu/ at its root can carry it and run
+# `bash .carry-cpu/device_cpu_narrow.sh`.
 # Usage: bash bench/build_carry_cpu.sh [BASE_REF]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,5 +22,6 @@ git worktree add --detach "$tmp" "$base" > /dev/null
 build "$tmp" main
 git worktree remove --force "$tmp"
 build . branch
+cp bench/device_cpu_narrow.sh .carry-cpu/
 cat .carry-cpu/*/commit.txt
 du -sh .carry-cpu

@@ -3,7 +3,8 @@
 # from bench/build_carry_cpu.sh) over the quick, cutt-random and TTLG 6D suites for 1-, 2-, 4- and
 # 8-byte elements, the two builds alternating suite by suite (same VM, same minutes). Per
 # (suite, element size, build): a CSV and the summary lines; summary.txt gathers them.
-# Usage: bash bench/device_cpu_narrow.sh [LIMIT_6D (cases per 6D suite, default 40)]
+# Usage (from the checkout root): bash bench/device_cpu_narrow.sh [LIMIT_6D (cases per 6D suite,
+# default 40)], or the copy bench/build_carry_cpu.sh puts in .carry-cpu/.
 # Stops starting new runs after XPOSE_BUDGET_S seconds (default 540) so that what ran comes back.
 set -uo pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
