@@ -5,7 +5,8 @@
 # (suite, element size, build): a CSV and the summary lines; summary.txt gathers them.
 # Usage (from the checkout root): bash bench/device_cpu_narrow.sh [LIMIT_6D (cases per 6D suite,
 # default 40)], or the copy bench/build_carry_cpu.sh puts in .carry-cpu/.
-# Stops starting new runs after XPOSE_BUDGET_S seconds (default 540) so that what ran comes back.
+# Stops starting new runs after XPOSE_BUDGET_S seconds (default 540) so that what ran comes back;
+# XPOSE_ELEMS (default "1 2 4 8") picks the element sizes, e.g. for a second call.
 set -uo pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 lim6d=${1:-40}
@@ -13,7 +14,7 @@ budget=${XPOSE_BUDGET_S:-540}
 dir=.carry-cpu
 { lscpu | head -20; nproc; free -g; cat $dir/*/commit.txt; } > "$out/machine.txt" 2>&1
 start=$SECONDS
-for e in 1 2 4 8; do
+for e in ${XPOSE_ELEMS:-1 2 4 8}; do
   for s in quick cutt-random 6d; do
     args=("$s"); [ "$s" = 6d ] && args=(ttlg6d-15 ttlg6d-16 ttlg6d-17 --limit "$lim6d")
     for b in main branch; do
