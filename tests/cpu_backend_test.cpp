@@ -294,9 +294,16 @@ TEST(CpuBackend, SchemaErrorsNameTheReason) {
 // Every ISA's tile kernel against a naive loop: odd sizes, unaligned bases, gapped offsets, and
 // rows that follow each other in the output (`dense`: a block of rows is one run, which the
 // AVX-512 kernel writes whole when the block is 1 or 2 columns wide).
+// 1- and 2-byte kernels also at the sides of their blocks (16 x 64 bytes, 8 x 32 words at most)
+// and past them, where edge blocks overlap.
 void check_kernel(const cpu::TileKernel& k, size_t eb, std::mt19937_64* rng, bool dense = false) {
-  for (int nr = 1; nr <= 19; nr += 2)
-    for (const int nc : {1, 2, 5, 9, 10, 13, 17, 21}) {
+  const std::vector<int> rows = eb <= 2 ? std::vector<int>{1, 7, 8, 9, 15, 16, 17, 31, 33, 40}
+                                        : std::vector<int>{1, 3, 5, 7, 9, 11, 13, 15, 17, 19};
+  const std::vector<int> cols = eb <= 2 ? std::vector<int>{1, 2, 9, 15, 16, 17, 31, 32, 33, 63,
+                                                           64, 65, 100, 130}
+                                        : std::vector<int>{1, 2, 5, 9, 10, 13, 17, 21};
+  for (const int nr : rows)
+    for (const int nc : cols) {
       std::vector<int64_t> icol(nc), orow(nr);
       const int64_t col_bytes = nr * int64_t(eb) + 3;
       const int64_t row_bytes = nc * int64_t(eb) + (dense ? 0 : 5);
@@ -317,10 +324,13 @@ void check_kernel(const cpu::TileKernel& k, size_t eb, std::mt19937_64* rng, boo
 
 TEST(CpuKernels, EveryIsaAndSizeAtOddShapesUnaligned) {
   std::mt19937_64 rng(test_seed());
-  for (const size_t eb : {1, 2, 3, 4, 8, 12, 16, 24, 40}) check_kernel(cpu::select_tile_kernel(eb), eb, &rng);
+  for (const size_t eb : {1, 2, 3, 4, 5, 7, 8, 12, 13, 16, 19, 24, 40, 386})
+    check_kernel(cpu::select_tile_kernel(eb), eb, &rng);
   for (const cpu::IsaKernels* isa :
        {cpu::sse2_kernels(), cpu::avx2_kernels(), cpu::avx512_kernels()}) {
     if (isa == nullptr) continue;  // this CPU or build lacks it
+    check_kernel(isa->k1, 1, &rng);
+    check_kernel(isa->k2, 2, &rng);
     check_kernel(isa->k4, 4, &rng);
     check_kernel(isa->k8, 8, &rng);
     check_kernel(isa->k8, 8, &rng, /*dense=*/true);

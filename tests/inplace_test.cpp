@@ -14,6 +14,7 @@
 namespace {
 
 using xpose::detail::InplaceForce;
+using xpose_test::cpu_options;
 using xpose_test::GuardedBuffer;
 using xpose_test::cpu_options;
 using xpose_test::str;

@@ -55,6 +55,16 @@ inline void fill_random(unsigned char* data, size_t bytes, uint64_t seed) {
   for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<unsigned char>(1 + rng.below(255));
 }
 
+// Options for the CPU backend: `layout`, `threads` (0 = all).
+inline xpose_options_t cpu_options(xpose_layout_t layout = XPOSE_COL_MAJOR, int threads = 0) {
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CPU;
+  o.layout = layout;
+  o.num_threads = threads;
+  return o;
+}
+
 inline int64_t volume_of(const std::vector<int64_t>& extents) {
   int64_t v = 1;
   for (int64_t e : extents) v *= e;
@@ -141,16 +151,6 @@ class GuardedBuffer {
   size_t bytes_, misalign_;
   std::vector<unsigned char> storage_;
 };
-
-// Options for the CPU backend (tests that do not depend on the default backend).
-inline xpose_options_t cpu_options(xpose_layout_t layout = XPOSE_COL_MAJOR, int threads = 0) {
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CPU;
-  o.layout = layout;
-  o.num_threads = threads;
-  return o;
-}
 
 // "(4,5,6)" for messages.
 template <class T>

@@ -70,6 +70,9 @@ struct InplaceRequest {
   // pairing::Scheme value; w (V1B band width) and region (super-grid order, tiles) 0 = default.
   int scheme = -1;
   int64_t w = 0, region = 0;
+  // CPU tile kernels' instruction set by name (cpu::parse_isa: "scalar", "sse2", "avx2",
+  // "avx512"; 1- and 2-byte words); "" = the best this CPU runs.
+  std::string cpu_isa;
 };
 
 // `data` is non-NULL and the request non-empty (n >= 2). The CUDA entry enqueues on `stream`,

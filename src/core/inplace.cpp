@@ -49,6 +49,7 @@ xpose_status_t run(int rank, const int64_t* extents, const int* perm, size_t ele
   r.scheme = f.scheme;
   r.w = f.w;
   r.region = f.region;
+  r.cpu_isa = f.cpu_isa;
   if (o.backend == XPOSE_BACKEND_CUDA) return cuda_transpose_inplace(r, o, data, stream);
   return cpu_transpose_inplace(r, o, data);
 }

@@ -2,7 +2,8 @@
 // heuristic choice (cheapest prediction) or the measured one, and forcing a schema by name.
 //
 // Schemas (docs/cpu.md): copy, direct, super, matrix, blocked. Forcing syntax:
-//   name[:key=value[,key=value...]]   keys: ti, to (tile sides, tiled schemas), nt (0 or 1)
+//   name[:key=value[,key=value...]]   keys: ti, to (tile sides, tiled schemas), nt (0 or 1),
+//   isa (scalar, sse2, avx2, avx512: the tiled schemas' micro-kernels)
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -26,6 +27,7 @@ struct Spec {
   Schema schema = Schema::kCopy;
   TileRequest tile;
   int nt = -1;  // -1: by output size (want_nt)
+  Isa isa = Isa::kBest;
 };
 
 // A built candidate: the plan and what the model predicts for it.
@@ -64,6 +66,7 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
   ExecSettings x;
   x.threads = threads;
   x.nt = spec.nt < 0 ? want_nt(p.bytes(), threads) : spec.nt == 1;
+  x.isa = spec.isa;
   if (spec.schema == Schema::kCopy || spec.schema == Schema::kDirect) {
     out->predicted = predict_run(p, make_run_geometry(p), x);
     out->plan = make_run_plan(p, x, out->predicted);
@@ -72,6 +75,10 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
   const Shape s = spec.schema == Schema::kSuper ? super_shape(p) : shape_of(p);
   TileRequest req = spec.tile;
   req.matrix = spec.schema == Schema::kMatrix;
+  if (select_tile_kernel(s.eb, x.isa).fn == nullptr) {
+    *why = "this CPU or build lacks the forced instruction set";
+    return false;
+  }
   auto g = std::make_unique<TileGeometry>();
   if (!make_tile_geometry(s, req, g.get(), why)) return false;
   // Rows too long to stage (a forced TO, or super-elements over half the buffer): regular stores.
@@ -97,6 +104,23 @@ int candidate_specs(const Problem& p, Spec* specs) {
     specs[n++].schema = Schema::kBlocked;
     specs[n++].schema = Schema::kMatrix;
     const size_t eb = p.elem_size;
+    // 1- and 2-byte elements: a tile whose J is input dim 0 alone, and one whose I is output dim
+    // 0 alone, when that extent is short of the default side, so that the other side can take
+    // the dims the default tile's would leave it ((11,185,3,152,35) perm (2,1,0,4,3): 264 x 3
+    // bytes by default, 3-byte output rows; 11 x 256 with J = dim 0). The model chooses.
+    if (eb <= 2) {
+      const TileShape def = kTuning.tile_by_size[std::countr_zero(eb)];
+      const int64_t area = int64_t{def.ti} * def.to, cap = Tuning::kMaxTileSide / 2;
+      const int64_t e0 = p.extent[0], ek = p.extent[p.perm[0]];
+      if (e0 < def.ti) {
+        specs[n].schema = Schema::kBlocked;
+        specs[n++].tile = {static_cast<int>(e0), static_cast<int>(std::min(cap, area / e0))};
+      }
+      if (ek < def.to) {
+        specs[n].schema = Schema::kBlocked;
+        specs[n++].tile = {static_cast<int>(std::min(cap, area / ek)), static_cast<int>(ek)};
+      }
+    }
     if (std::has_single_bit(eb) && eb <= 16) {
       const TileShape def = kTuning.tile_by_size[std::countr_zero(eb)];
       const TileShape sq = kTuning.square_by_size[std::countr_zero(eb)];
@@ -129,13 +153,15 @@ bool parse_schema(const std::string& text, Spec* spec, std::string* why) {
     const long v = eq == std::string::npos ? -1 : std::strtol(kv.c_str() + eq + 1, &stop, 10);
     const std::string key = kv.substr(0, eq);
     const bool number = stop != nullptr && *stop == '\0' && stop != kv.c_str() + eq + 1;
+    if (key == "isa" && eq != std::string::npos && parse_isa(kv.substr(eq + 1), &spec->isa))
+      continue;
     if (key == "nt" && number && (v == 0 || v == 1)) {
       spec->nt = static_cast<int>(v);
     } else if ((key == "ti" || key == "to") && number && v >= 1 && v <= 256) {
       (key == "ti" ? spec->tile.ti : spec->tile.to) = static_cast<int>(v);
     } else {
       *why = "bad parameter '" + kv + "' in schema '" + text +
-             "'; expected ti=1..256, to=1..256 or nt=0|1";
+             "'; expected ti=1..256, to=1..256, nt=0|1 or isa=scalar|sse2|avx2|avx512";
       return false;
     }
   }

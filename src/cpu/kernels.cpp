@@ -1,7 +1,9 @@
-// Scalar tile kernels (every element size), run-time ISA selection, and the streaming row copy.
+// Scalar tile kernels (every element size), run-time ISA selection (or a forced ISA), and the
+// streaming row copy.
 #include "cpu/kernels.hpp"
 
 #include <cstring>
+#include <iterator>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -34,6 +36,40 @@ void tile_units(const char* in, const int64_t* icol, char* out, const int64_t* o
   }
 }
 
+// One element of any size eb >= 2 in at most two fixed-size moves of the largest power of two
+// P <= eb (the second one ending at eb, overlapping the first), or in 16-byte moves and one
+// overlapping 16-byte tail from 16 bytes up: odd super-elements (a 13- or 386-byte leading run
+// of 1-byte elements) took eb / 2 or eb moves of 1 or 2 bytes.
+template <size_t P>
+inline void move_pair(char* d, const char* s, size_t eb) {
+  char a[P], b[P];
+  std::memcpy(a, s, P);
+  std::memcpy(b, s + eb - P, P);
+  std::memcpy(d, a, P);
+  std::memcpy(d + eb - P, b, P);
+}
+
+inline void move_any(char* d, const char* s, size_t eb) {
+  if (eb >= 16) {
+    for (size_t u = 0; u + 16 < eb; u += 16) std::memcpy(d + u, s + u, 16);
+    std::memcpy(d + eb - 16, s + eb - 16, 16);
+  } else if (eb >= 8) {
+    move_pair<8>(d, s, eb);
+  } else if (eb >= 4) {
+    move_pair<4>(d, s, eb);
+  } else {
+    move_pair<2>(d, s, eb);
+  }
+}
+
+void tile_any(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr, int nc,
+              size_t eb) {
+  for (int c = 0; c < nc; ++c) {
+    const char* src = in + icol[c];
+    for (int r = 0; r < nr; ++r) move_any(out + orow[r] + c * eb, src + r * eb, eb);
+  }
+}
+
 TileKernel scalar_kernel(size_t eb) {
   switch (eb) {
     case 1: return {tile_fixed<1>, "scalar"};
@@ -45,9 +81,7 @@ TileKernel scalar_kernel(size_t eb) {
   }
   if (eb % 16 == 0) return {tile_units<16>, "scalar-units16"};
   if (eb % 8 == 0) return {tile_units<8>, "scalar-units8"};
-  if (eb % 4 == 0) return {tile_units<4>, "scalar-units4"};
-  if (eb % 2 == 0) return {tile_units<2>, "scalar-units2"};
-  return {tile_units<1>, "scalar-units1"};
+  return {tile_any, "scalar-any"};
 }
 
 // The widest ISA table this CPU supports, detected once (immutable afterwards).
@@ -61,13 +95,37 @@ const IsaKernels* best_isa() {
   return best;
 }
 
+constexpr const char* kIsaNames[] = {"best", "scalar", "sse2", "avx2", "avx512"};
+
 }  // namespace
 
-TileKernel select_tile_kernel(size_t eb) {
-  const IsaKernels* isa = best_isa();
-  if (isa != nullptr && eb == 4) return isa->k4;
-  if (isa != nullptr && eb == 8) return isa->k8;
-  if (isa != nullptr && isa->units8.fn != nullptr && eb > 16 && eb % 8 == 0) return isa->units8;
+bool parse_isa(const std::string& name, Isa* isa) {
+  for (int i = 0; i < static_cast<int>(std::size(kIsaNames)); ++i)
+    if (name == kIsaNames[i]) {
+      *isa = static_cast<Isa>(i);
+      return true;
+    }
+  return false;
+}
+
+TileKernel select_tile_kernel(size_t eb, Isa which) {
+  const IsaKernels* isa = nullptr;
+  switch (which) {
+    case Isa::kBest: isa = best_isa(); break;
+    case Isa::kScalar: return scalar_kernel(eb);
+    case Isa::kSse2: isa = sse2_kernels(); break;
+    case Isa::kAvx2: isa = avx2_kernels(); break;
+    case Isa::kAvx512: isa = avx512_kernels(); break;
+  }
+  if (isa == nullptr) return which == Isa::kBest ? scalar_kernel(eb) : TileKernel{};
+  switch (eb) {
+    case 1: return isa->k1;
+    case 2: return isa->k2;
+    case 4: return isa->k4;
+    case 8: return isa->k8;
+    default: break;
+  }
+  if (isa->units8.fn != nullptr && eb > 16 && eb % 8 == 0) return isa->units8;
   return scalar_kernel(eb);
 }
 

@@ -1,10 +1,11 @@
-// Micro-kernels of the CPU backend: 2D tile transposes in registers (SIMD for 4- and 8-byte
-// elements, per ISA, chosen at run time) with a scalar fallback for every element size, and the
-// row copy with optional non-temporal stores.
+// Micro-kernels of the CPU backend: 2D tile transposes in registers (SIMD for 1-, 2-, 4- and
+// 8-byte elements, per ISA, chosen at run time or forced by name) with a scalar fallback for every
+// element size, and the row copy with optional non-temporal stores.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace xpose::detail::cpu {
 
@@ -18,10 +19,21 @@ using TileFn = void (*)(const char* in, const int64_t* icol, char* out, const in
 struct TileKernel {
   TileFn fn = nullptr;
   const char* name = "";  // e.g. "avx512 8x8", "scalar"
+  // Rows x columns of the register block of the 1- and 2-byte kernels (the cost model counts
+  // them: a block cut by a tile edge costs a whole one); 0 for the others.
+  int block_rows = 0, block_cols = 0;
 };
 
-// The best tile kernel this CPU runs for `eb`-byte elements (any eb >= 1). Detects the ISA once.
-TileKernel select_tile_kernel(size_t eb);
+// Instruction sets of the tile kernels. kBest: the widest this CPU runs (detected once); the
+// others force one (tests, the `isa=` key of a forced schema, the in-place force).
+enum class Isa { kBest, kScalar, kSse2, kAvx2, kAvx512 };
+
+// Parses "best", "scalar", "sse2", "avx2" or "avx512"; false when unknown.
+bool parse_isa(const std::string& name, Isa* isa);
+
+// The tile kernel of `isa` for `eb`-byte elements (any eb >= 1): that ISA's SIMD kernel where
+// it has one for eb, else the scalar one. fn is nullptr when this build or CPU lacks `isa`.
+TileKernel select_tile_kernel(size_t eb, Isa isa = Isa::kBest);
 
 // Copies n bytes. When `nt`, the 16-byte-aligned body of the destination is written with
 // non-temporal stores (the caller issues store_fence() before its writes must be visible).
@@ -35,13 +47,20 @@ void stream_bytes(char* dst, const char* src, size_t n);
 // Orders this thread's non-temporal stores before its later stores (sfence on x86).
 void store_fence();
 
-// Per-ISA kernel tables: nullptr when this build or CPU lacks the ISA. k4, k8: 4- and 8-byte
+// Per-ISA kernel tables: nullptr when this build or CPU lacks the ISA. k1 .. k8: 1- to 8-byte
 // elements; units8: any multiple of 8 bytes (super-elements), fn nullptr where the ISA has none.
 struct IsaKernels {
-  TileKernel k4, k8, units8;
+  TileKernel k1, k2, k4, k8, units8;
 };
 const IsaKernels* sse2_kernels();
 const IsaKernels* avx2_kernels();
 const IsaKernels* avx512_kernels();
+
+// AVX-512BW byte and word kernels (kernels_avx512bw.cpp), which avx512_kernels() uses when the
+// CPU has AVX-512BW and VL; nullptr otherwise (AVX-512F alone keeps AVX2's).
+struct NarrowKernels {
+  TileKernel k1, k2;
+};
+const NarrowKernels* avx512bw_kernels();
 
 }  // namespace xpose::detail::cpu

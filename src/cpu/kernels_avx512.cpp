@@ -1,5 +1,6 @@
-// AVX-512 block transposes: 8x8 for 8-byte elements (one cache line per row); 4-byte elements
-// keep AVX2's 8x8 (a 16x16 float tile needs 16 registers of shuffles for no bandwidth gain).
+// AVX-512 block transposes: 8x8 for 8-byte elements (one cache line per row); 1- and 2-byte
+// elements come from kernels_avx512bw.cpp; 4-byte elements keep AVX2's 8x8 (a 16x16 float tile
+// needs 16 registers of shuffles for no bandwidth gain).
 // Compiled for AVX-512F through a target pragma and used only when the CPU has it.
 #include "cpu/kernels.hpp"
 
@@ -171,8 +172,12 @@ namespace xpose::detail::cpu {
 const IsaKernels* avx512_kernels() {
   const IsaKernels* avx2 = avx2_kernels();
   if (avx2 == nullptr || !__builtin_cpu_supports("avx512f")) return nullptr;
-  static const IsaKernels kKernels{
-      avx2->k4, {tile8, "avx512-8x8m"}, {tile_units64, "avx512-units64"}};
+  // Bytes and words from kernels_avx512bw.cpp when the CPU has AVX-512BW/VL, else AVX2's.
+  static const IsaKernels kKernels = [&] {
+    const NarrowKernels* bw = avx512bw_kernels();
+    return IsaKernels{bw ? bw->k1 : avx2->k1, bw ? bw->k2 : avx2->k2, avx2->k4,
+                      {tile8, "avx512-8x8m"}, {tile_units64, "avx512-units64"}};
+  }();
   return &kKernels;
 }
 

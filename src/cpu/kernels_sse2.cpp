@@ -1,9 +1,11 @@
-// SSE2 block transposes (the x86-64 baseline): 4x4 for 4-byte and 2x2 for 8-byte elements.
+// SSE2 block transposes (the x86-64 baseline): 16x16 for 1-byte, 8x8 for 2-byte (unpack ladders,
+// narrow_blocks.hpp), 4x4 for 4-byte and 2x2 for 8-byte elements.
 #include "cpu/kernels.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include "cpu/narrow_blocks.hpp"
 #include "cpu/tile_loop.hpp"
 
 namespace xpose::detail::cpu {
@@ -36,6 +38,14 @@ struct Sse2Block8 {
   }
 };
 
+// Tiles of at least one block through overlapping blocks; smaller ones element by element.
+template <size_t E>
+void tile_narrow(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+                 int nc, size_t) {
+  if (!tile_overlapped<NarrowBlock<Ops128, E>>(in, icol, out, orow, nr, nc))
+    tile_scalar<E>(in, icol, out, orow, 0, nr, 0, nc);
+}
+
 void tile4(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr, int nc,
            size_t) {
   tile_blocked<Sse2Block4>(in, icol, out, orow, nr, nc);
@@ -49,7 +59,11 @@ void tile8(const char* in, const int64_t* icol, char* out, const int64_t* orow, 
 }  // namespace
 
 const IsaKernels* sse2_kernels() {
-  static constexpr IsaKernels kKernels{{tile4, "sse2-4x4"}, {tile8, "sse2-2x2"}, {}};
+  static constexpr IsaKernels kKernels{{tile_narrow<1>, "sse2-16x16", 16, 16},
+                                       {tile_narrow<2>, "sse2-8x8", 8, 8},
+                                       {tile4, "sse2-4x4"},
+                                       {tile8, "sse2-2x2"},
+                                       {}};
   return &kKernels;
 }
 

@@ -32,6 +32,7 @@ Shape super_shape(const Problem& p);
 struct ExecSettings {
   int threads = 1;   // OpenMP threads of execute
   bool nt = false;   // non-temporal stores
+  Isa isa = Isa::kBest;  // tile kernels' instruction set (tiled schemas)
 };
 
 // Contiguous runs: rank <= 1 (`copy`) or a leading index that stays (`direct`).

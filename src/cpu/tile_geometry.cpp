@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "cpu/plans.hpp"
 
@@ -263,21 +264,53 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
   return true;
 }
 
+// Runs of `run` bytes at offsets off[0..n) joined where one continues another in memory, in any
+// order: n / (the number of joined spans).
+double joined_runs(const int64_t* off, int n, int64_t run) {
+  std::vector<int64_t> o(off, off + n);
+  std::sort(o.begin(), o.end());
+  int spans = 1;
+  for (int i = 1; i < n; ++i) spans += o[i] != o[i - 1] + run;
+  return static_cast<double>(n) / spans;
+}
+
+// Time in the register blocks of a 1- or 2-byte kernel (TileKernel::block_rows/cols): a tile
+// edge that cuts a block still costs the whole block, so thin tiles (264 x 3 bytes when the
+// next output dim is in J) cost up to 16 times their bytes. 0 for the other kernels.
+double block_seconds(const TileGeometry& g, const ExecSettings& x) {
+  const TileKernel k = select_tile_kernel(g.eb, x.isa);
+  if (k.block_rows == 0) return 0;
+  const int64_t blocks = (g.ti + k.block_rows - 1) / k.block_rows *
+                         ((g.to + k.block_cols - 1) / k.block_cols);
+  const double block_bytes = static_cast<double>(k.block_rows * k.block_cols) *
+                             static_cast<double>(g.eb);
+  return static_cast<double>(g.tasks * blocks) * block_bytes /
+         (kTuning.narrow_block_rate * x.threads);
+}
+
 double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x) {
   // In integers first: the problem's bytes, validated below 2^63, may round up to 2^63 as a
   // double, which no int64_t holds (found by plan_fuzzer, issue 17).
   const int64_t total = volume * static_cast<int64_t>(g.eb);
   const double bytes = static_cast<double>(total);
   const int64_t line = kTuning.line_bytes, eb = static_cast<int64_t>(g.eb);
+  // 1- and 2-byte elements: a tile's runs that continue each other in memory count as one
+  // (11-byte input columns of (11,185,3,..) perm (2,1,0,..), adjacent along the tile), so their
+  // lines are not charged as partial. Wider elements keep the plain run length, as measured.
+  const bool narrow = eb <= 2;
+  const double in_run =
+      static_cast<double>(g.ti * eb) * (narrow ? joined_runs(g.icol, g.to, g.ti * eb) : 1.0);
+  const double out_run =
+      static_cast<double>(g.to * eb) * (narrow ? joined_runs(g.orow, g.ti, g.to * eb) : 1.0);
   // A run of R bytes at an arbitrary element offset touches about (R + line - eb) / line lines;
   // neighbouring tiles reuse about half of the partial lines while they are still cached.
   const auto waste = [&](double run) {
     return 1.0 + 0.5 * static_cast<double>(std::max<int64_t>(0, line - eb)) / run;
   };
-  const double read = bytes * waste(static_cast<double>(g.ti * eb));
+  const double read = bytes * waste(in_run);
   double write = bytes * write_factor(total, x);
   if (!x.nt) {
-    write *= waste(static_cast<double>(g.to * eb));
+    write *= waste(out_run);
   } else {
     // Non-temporal tiles write whole lines except at the two ends of each whole output row (all
     // I dims) that is not line-sized, unless the tile's rows continue each other there.
@@ -291,7 +324,7 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
   }
   const double bw = std::min(kTuning.bandwidth_socket, kTuning.bandwidth_per_thread * x.threads);
   const double overhead = static_cast<double>(g.tasks) * kTuning.tile_overhead_s / x.threads;
-  return (read + write) / bw + overhead;
+  return (read + write) / bw + overhead + block_seconds(g, x);
 }
 
 }  // namespace xpose::detail::cpu

@@ -33,7 +33,7 @@ NtWorkspace& nt_workspace() {
 class TilePlan final : public BackendPlan {
  public:
   TilePlan(const char* schema, const TileGeometry& g, const ExecSettings& x, double predicted)
-      : schema_(schema), g_(g), x_(x), kernel_(select_tile_kernel(g.eb)), predicted_(predicted) {
+      : schema_(schema), g_(g), x_(x), kernel_(select_tile_kernel(g.eb, x.isa)), predicted_(predicted) {
     // Whole output rows (I uncut) and a tile that fits the staging buffer: rows are staged in
     // output order, so rows that continue each other several rows apart ((4,192,7,..) perm
     // (4,3,1,..): 80 B rows, every 4th continuing the last) leave as one span, not as pieces

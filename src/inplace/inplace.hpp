@@ -15,6 +15,7 @@ namespace xpose::detail {
 struct InplaceForce {
   int scheme = -1;
   int64_t w = 0, region = 0;
+  std::string cpu_isa;  // InplaceRequest::cpu_isa
 };
 
 // Classifies a normalized problem: true and *r filled (forcing fields untouched) when it is a
