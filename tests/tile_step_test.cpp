@@ -64,6 +64,20 @@ bool check_side(const TileDim* dims, int n, int volume, int threads, const TileS
 
 using xpose_test::problem;
 
+// Calls visit(p, c, tiled parameter block, description) for every tile-kernel candidate (not
+// rows, narrow or direct) of the problem.
+template <class Visit>
+void for_each_tiled(const Problem& p, const DeviceInfo& dev, Visit visit) {
+  std::vector<Choice> all;
+  enumerate_choices(p, dev, nullptr, &all);
+  for (const Choice& c : all) {
+    if (is_rows(c.schema) || c.narrow || c.schema == Schema::Direct) continue;
+    KernelSpec spec;
+    build_spec(p, c, &spec);
+    visit(c, spec.tiled, p.to_string() + ": " + summarize(p, c));
+  }
+}
+
 // Every tiled candidate of random problems: linear steps agree with the full decode, and they
 // are found for a share of the candidates (tiles whose threads divide their first dims).
 TEST(TileStep, LinearStepsMatchTheFullDecode) {
@@ -77,20 +91,13 @@ TEST(TileStep, LinearStepsMatchTheFullDecode) {
       e = 1 + static_cast<int64_t>(rng.below(2) ? rng.below(rank <= 2 ? 3000 : 40)
                                                 : int64_t{1} << rng.below(rank <= 2 ? 11 : 5));
     const Problem p = problem(ext, rng.permutation(rank), size_t{1} << rng.below(5));
-    std::vector<Choice> all;
-    enumerate_choices(p, dev, nullptr, &all);
-    for (const Choice& c : all) {
-      if (is_rows(c.schema) || c.narrow || c.schema == Schema::Direct) continue;
-      KernelSpec spec;
-      build_spec(p, c, &spec);
-      const TiledParams& tp = spec.tiled;
-      const std::string what = p.to_string() + ": " + summarize(p, c);
+    for_each_tiled(p, dev, [&](const Choice& c, const TiledParams& tp, const std::string& what) {
       ++tiled;
       const bool in = check_side(tp.in, tp.n_in, tp.volume, c.threads, tp.in_step, what + " in");
       const bool out =
           check_side(tp.out, tp.n_out, tp.volume, c.threads, tp.out_step, what + " out");
       linear += in + out;
-    }
+    });
   }
   std::printf("tiled candidates %d, linear phases %d of %d\n", tiled, linear, 2 * tiled);
   EXPECT_GT(linear, tiled / 5);  // one phase in ten; ~20% on this mix of odd and 2^k extents
@@ -109,14 +116,7 @@ TEST(TileLayout, SlotsAreDistinctAndWriteStrideOdd) {
     for (int64_t& e : ext)
       e = rng.below(2) ? 2 + static_cast<int64_t>(rng.below(30)) : int64_t{1} << (1 + rng.below(5));
     const Problem p = problem(ext, rng.permutation(rank), size_t{4} << rng.below(3));
-    std::vector<Choice> all;
-    enumerate_choices(p, dev, nullptr, &all);
-    for (const Choice& c : all) {
-      if (is_rows(c.schema) || c.narrow || c.schema == Schema::Direct) continue;
-      KernelSpec spec;
-      build_spec(p, c, &spec);
-      const TiledParams& tp = spec.tiled;
-      const std::string what = p.to_string() + ": " + summarize(p, c);
+    for_each_tiled(p, dev, [&](const Choice&, const TiledParams& tp, const std::string& what) {
       std::vector<int> reads(static_cast<size_t>(tp.buffer_elems), 0), writes = reads;
       for (uint32_t i = 0; i < static_cast<uint32_t>(tp.volume); ++i) {
         const int64_t r = decode(tp.in, tp.n_in, i).shared, w = decode(tp.out, tp.n_out, i).shared;
@@ -128,7 +128,7 @@ TEST(TileLayout, SlotsAreDistinctAndWriteStrideOdd) {
       ASSERT_EQ(*std::max_element(reads.begin(), reads.end()), 1) << what;
       EXPECT_EQ(tp.out[0].smem_stride % 2, 1) << what;
       ++checked;
-    }
+    });
   }
   std::printf("tiled candidates %d checked\n", checked);
   EXPECT_GT(checked, 100);
