@@ -36,6 +36,10 @@ xpose_status_t launch_narrow(const NarrowParams&, int, const void*, void*, void*
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
 
+xpose_status_t launch_direct(const DirectParams&, int, int, const void*, void*, void*, unsigned) {
+  return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
+}
+
 void tiled_kernel_regs(int regs[5]) {
   for (int k = 0; k < 5; ++k) regs[k] = 0;
 }
