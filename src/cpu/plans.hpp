@@ -114,16 +114,24 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
 // Thread count of options.num_threads (0 = omp_get_max_threads()), at most 4 per processor.
 int resolve_threads(int requested);
 
-// Runs f(begin, end) over [0, units) of a `bytes`-byte problem: at once on one thread, or in
-// chunks (kTuning.chunks_per_thread per thread, each at least kTuning.min_chunk_bytes) that
-// `threads` OpenMP threads take in order as each becomes free, so that a slow core does not hold
-// up the others. f must be callable concurrently on disjoint ranges.
+// Runs f(begin, end) over [0, units) of a `bytes`-byte problem: at once on the calling thread
+// (one thread, or below kTuning.serial_below_bytes), or in chunks (kTuning.chunks_per_thread per
+// thread, each at least kTuning.min_chunk_bytes) that `threads` OpenMP threads take in order as
+// each becomes free, so that a slow core does not hold up the others; below
+// kTuning.static_below_bytes in fixed ranges instead (cache locality from call to call). f must
+// be callable concurrently on disjoint ranges.
 int64_t chunk_count(int64_t units, int64_t bytes, int threads);
+bool static_chunks(int64_t bytes);
 template <class F>
 void run_chunks(int threads, int64_t units, int64_t bytes, const F& f) {
   const int64_t n = threads <= 1 ? 1 : chunk_count(units, bytes, threads);
   if (n <= 1) {
     f(int64_t{0}, units);
+    return;
+  }
+  if (static_chunks(bytes)) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t c = 0; c < n; ++c) f(units * c / n, units * (c + 1) / n);
     return;
   }
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)

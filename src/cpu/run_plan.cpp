@@ -150,7 +150,10 @@ int resolve_threads(int requested) {
   return requested > 0 ? std::min(requested, cap) : std::max(1, omp_get_max_threads());
 }
 
+bool static_chunks(int64_t bytes) { return bytes < kTuning.static_below_bytes; }
+
 int64_t chunk_count(int64_t units, int64_t bytes, int threads) {
+  if (bytes < kTuning.serial_below_bytes) return 1;
   const int64_t by_size = std::max<int64_t>(threads, bytes / kTuning.min_chunk_bytes);
   return std::max<int64_t>(
       1, std::min({units, int64_t{threads} * kTuning.chunks_per_thread, by_size}));

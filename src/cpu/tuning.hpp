@@ -92,6 +92,15 @@ struct Tuning {
   // against a chunk's fixed costs (a cursor, a scan of the held-line slots, a fence, a dispatch).
   int chunks_per_thread = 16;
   int64_t min_chunk_bytes = int64_t{256} << 10;
+  // Small and cache-resident tensors (issue 14; 16-core device VM, `sizes` suite with
+  // --latency: repeated calls on warm caches, docs/perf/middle-h100.md). Below
+  // serial_below_bytes execute runs on the calling thread: starting a team cost more than the
+  // work (4-64 KiB: 1.0-41x faster, median 2.5-20x by size). Below static_below_bytes the chunks
+  // go to the threads in fixed ranges, so that repeated calls on the same buffers find their
+  // lines in the same cores' caches, as the memcpy's static split does (256 KiB-4 MiB: 1.2-2.9x
+  // faster, median 1.9-2.1x; at 16 MiB 0.74-1.84x, so 16 MiB keeps the dynamic hand-out).
+  int64_t serial_below_bytes = int64_t{128} << 10;
+  int64_t static_below_bytes = int64_t{8} << 20;
   // Cost model: sustained copy bandwidth of one thread and of the whole socket (read + write
   // bytes per second). From the parallel memcpy baseline on the development VM.
   double bandwidth_per_thread = 12e9;
