@@ -71,7 +71,7 @@ void for_each_tiled(const Problem& p, const DeviceInfo& dev, Visit visit) {
   std::vector<Choice> all;
   enumerate_choices(p, dev, nullptr, &all);
   for (const Choice& c : all) {
-    if (is_rows(c.schema) || c.narrow || c.schema == Schema::Direct) continue;
+    if (is_rows(c.schema) || c.narrow || is_direct(c.schema)) continue;
     KernelSpec spec;
     build_spec(p, c, &spec);
     visit(c, spec.tiled, p.to_string() + ": " + summarize(p, c));

@@ -44,7 +44,7 @@ struct View {
 };
 
 bool is_rows(const KernelSpec& s) { return is_rows(s.choice.schema); }
-bool is_direct(const KernelSpec& s) { return s.choice.schema == Schema::Direct; }
+bool is_direct(const KernelSpec& s) { return is_direct(s.choice.schema); }
 
 // `unaligned`: the pointers need not be multiples of the element size (tiled kernels: elements
 // move in the widest pieces that both pointers allow).
@@ -195,7 +195,7 @@ class CudaPlan final : public BackendPlan {
     s.choice = v.choice;
     s.log2_elem = v.log2_elem;
     s.smem_bytes = v.smem_bytes;
-    if (v.choice.schema == Schema::Direct)
+    if (is_direct(v.choice.schema))
       s.direct = DirectParams{};  // the union's member in use from here on
     else if (is_rows(v.choice.schema))
       s.rows = RowParams{};

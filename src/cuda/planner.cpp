@@ -130,6 +130,19 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   return count;
 }
 
+// Small tensors take the direct kernel, before any tile (enumerate_choices ranks it first and
+// best_choice returns it without enumerating): direct_fits, unless a forced schema excludes it.
+bool takes_direct(const Problem& p, const SchemaRequest* req) {
+  return direct_fits(p) && allowed(req, Schema::Direct);
+}
+
+Choice direct_choice(const Geometry& g, const DeviceInfo& dev) {
+  Choice c;
+  c.schema = Schema::Direct;
+  cost_direct(g, dev, &c);
+  return c;
+}
+
 // Hands every candidate to sink(Choice&), analytic predictions, in the order ties rank.
 template <class Sink>
 void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req,
@@ -144,10 +157,8 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     }
     return;
   }
-  if (direct_fits(p) && allowed(req, Schema::Direct)) {
-    Choice c;
-    c.schema = Schema::Direct;
-    cost_direct(g, dev, &c);
+  if (takes_direct(p, req)) {
+    Choice c = direct_choice(g, dev);
     sink(c);
   }
   if (p.perm[0] == 0 && allowed(req, Schema::Rows)) {
@@ -186,7 +197,7 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   if (p.is_copy()) return;
   // Tensors up to ~1 MB: the direct kernel, whatever a model fitted on larger ones says.
   const auto direct = std::find_if(out->begin(), out->end(),
-                                   [](const Choice& c) { return c.schema == Schema::Direct; });
+                                   [](const Choice& c) { return is_direct(c.schema); });
   if (direct != out->end()) {
     direct->model = nullptr;
     std::rotate(out->begin(), direct, direct + 1);
@@ -205,10 +216,8 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
 
 bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
                  Choice* best, bool use_regression) {
-  if (!p.is_copy() && direct_fits(p) && allowed(req, Schema::Direct)) {  // enumerate_choices' first
-    *best = Choice{};
-    best->schema = Schema::Direct;
-    cost_direct(geometry(p), dev, best);
+  if (takes_direct(p, req)) {  // enumerate_choices' first
+    *best = direct_choice(geometry(p), dev);
     return true;
   }
   const Regression* model = ranking_model(p, dev, use_regression);
@@ -390,7 +399,7 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   spec->choice = c;
   spec->log2_elem = log2_of(p.elem_size);
   spec->smem_bytes = 0;
-  if (c.schema == Schema::Direct) {
+  if (is_direct(c.schema)) {
     spec->direct = DirectParams{};
     build_direct(p, &spec->direct);
   } else if (is_rows(c.schema)) {
@@ -413,7 +422,7 @@ int64_t direct_max_elems() { return kTune.direct_max_elems; }
 
 std::string summarize(const Problem& p, const Choice& c) {
   std::string s = schema_name(c.schema);
-  if (c.schema == Schema::Direct) {
+  if (is_direct(c.schema)) {
     s += " T=" + std::to_string(c.threads);
   } else if (is_rows(c.schema)) {
     s += " row=" + std::to_string(c.in_run * static_cast<int64_t>(p.elem_size)) + "B";

@@ -28,6 +28,7 @@ enum class Schema : unsigned {
 const char* schema_name(Schema s);
 // Whether `s` runs the row kernel (RowParams) rather than the tiled one (TiledParams).
 inline bool is_rows(Schema s) { return s == Schema::Copy || s == Schema::Rows; }
+inline bool is_direct(Schema s) { return s == Schema::Direct; }
 
 // A forced schema request, parsed from "name[:key=value,...]" (docs/cuda.md).
 struct SchemaRequest {

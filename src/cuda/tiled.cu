@@ -8,8 +8,8 @@
 // found the others a fixed step away, params.hpp TileStep) and kept in registers; a tile then
 // costs one 64-bit decode of its index (the grid is folded: blocks stride over tiles, so any
 // number of tiles fits the launch limits) and, per element, one load, one shared store, one
-// shared load and one store. Blocked dimensions (at most two) make edge tiles partial: each position carries its
-// coordinates along them, checked against the tile's limits.
+// shared load and one store. Blocked dimensions (at most two) make edge tiles partial: each
+// position carries its coordinates along them, checked against the tile's limits.
 //
 // Pointers that are not multiples of the element size take the same tile with every element
 // moved through global memory in pieces of 2^Piece bytes, the widest both pointers allow: the
@@ -138,14 +138,14 @@ __device__ __forceinline__ void tiles_through_registers(const TiledParams& p, co
 // (mad.wide): written in C++ the compiler adds the offset to the tile's 64-bit base first and
 // scales after, four instructions per element (ncu, docs/perf/middle-h100.md).
 template <class T>
-__device__ __forceinline__ const T* at(const T* base, int32_t off) {
-  const T* p;
+__device__ __forceinline__ T* at(T* base, int32_t off) {
+  T* p;
   asm("mad.wide.s32 %0, %1, %2, %3;" : "=l"(p) : "r"(off), "n"(static_cast<int>(sizeof(T))),
       "l"(base));
   return p;
 }
 template <class T>
-__device__ __forceinline__ const T* at(const T* base, int64_t off) {
+__device__ __forceinline__ T* at(T* base, int64_t off) {
   return base + off;
 }
 
@@ -230,7 +230,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
     for (int e = 0; e < kElemsPerThread; ++e) v[e] = cur[wr.shared[e]];
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(wr.coord[e], b[0])) *const_cast<T*>(at<T>(dst, wr.global[e])) = v[e];
+      if (inside(wr.coord[e], b[0])) *at(dst, wr.global[e]) = v[e];
     __syncthreads();
 #pragma unroll
     for (int s = 0; s + 1 < S - 1; ++s) b[s] = b[s + 1];

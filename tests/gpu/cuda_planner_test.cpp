@@ -89,7 +89,7 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     KernelSpec spec;
     build_spec(p, c[0], &spec);
     if (c[0].schema == Schema::Copy || c[0].schema == Schema::Rows) continue;
-    if (c[0].schema == Schema::Direct) {  // tensors of a few KB: a thread per element
+    if (is_direct(c[0].schema)) {  // tensors of a few KB: a thread per element
       EXPECT_LE(p.bytes(), direct_max_bytes());
       EXPECT_LE(p.volume, direct_max_elems());
       EXPECT_EQ(spec.direct.volume, p.volume);
