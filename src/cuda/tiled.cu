@@ -222,15 +222,22 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
     wait_groups<S - 1>();
     __syncthreads();
     // Every position reads its slot of the buffer (the full tile's; unused positions read slot
-    // 0), so that only the stores are predicated.
+    // 0), so that only the stores are predicated; 16-byte elements with 64-bit offsets read
+    // under the predicate too (four 16-byte values held at once spilled there).
     const T* cur = tile + buf * buf_elems;
     T* const dst = out + b[0].out;
-    T v[kElemsPerThread];
+    if constexpr (sizeof(T) == 16 && sizeof(Off) == 8) {
 #pragma unroll
-    for (int e = 0; e < kElemsPerThread; ++e) v[e] = cur[wr.shared[e]];
+      for (int e = 0; e < kElemsPerThread; ++e)
+        if (inside(wr.coord[e], b[0])) *at(dst, wr.global[e]) = cur[wr.shared[e]];
+    } else {
+      T v[kElemsPerThread];
 #pragma unroll
-    for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(wr.coord[e], b[0])) *at(dst, wr.global[e]) = v[e];
+      for (int e = 0; e < kElemsPerThread; ++e) v[e] = cur[wr.shared[e]];
+#pragma unroll
+      for (int e = 0; e < kElemsPerThread; ++e)
+        if (inside(wr.coord[e], b[0])) *at(dst, wr.global[e]) = v[e];
+    }
     __syncthreads();
 #pragma unroll
     for (int s = 0; s + 1 < S - 1; ++s) b[s] = b[s + 1];
