@@ -4,8 +4,6 @@
 // other transposed onto it, the copy transposed back); wider ones are swapped element by element
 // through registers. A pair of tiles fits in L1 (kCpuTile), so the strided side of the swap is
 // read and written back while its cache lines are resident.
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 
