@@ -115,6 +115,48 @@ XPOSE_API xpose_status_t xpose_transpose_inplace(int rank, const int64_t* extent
                                                  size_t elem_size, void* data,
                                                  const xpose_options_t* options, void* stream);
 
+/* ---- Typed elements, strides, scaling and conversion (docs/api.md) ----
+ * One extended entry point plans a permutation of a strided view into a strided view, with a
+ * change of element type on the way and out = alpha * in' + beta * out. */
+typedef enum {
+  XPOSE_TYPE_BYTES = 0,   /* opaque elements of elem_size bytes, as xpose_plan_create */
+  XPOSE_TYPE_I8, XPOSE_TYPE_U8, XPOSE_TYPE_I16, XPOSE_TYPE_U16, XPOSE_TYPE_I32, XPOSE_TYPE_U32,
+  XPOSE_TYPE_I64, XPOSE_TYPE_U64,
+  XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F8_E5M2, XPOSE_TYPE_F16, XPOSE_TYPE_BF16, XPOSE_TYPE_F32,
+  XPOSE_TYPE_F64,
+  XPOSE_TYPE_C32,         /* complex: two f32 (re, im) */
+  XPOSE_TYPE_C64          /* complex: two f64 */
+} xpose_type_t;
+
+typedef struct {
+  size_t struct_size;          /* sizeof(xpose_desc_t), set by xpose_desc_init: later versions
+                                  may add fields at the end without breaking callers */
+  xpose_type_t in_type;        /* default XPOSE_TYPE_BYTES (elem_size gives the size) */
+  xpose_type_t out_type;       /* default XPOSE_TYPE_BYTES, meaning: the same as in_type */
+  const int64_t* in_strides;   /* rank entries, in input elements, per input dimension, in the
+                                  layout's order; NULL = dense */
+  const int64_t* out_strides;  /* rank entries, in output elements, per output dimension;
+                                  NULL = dense */
+  double alpha[2];             /* {re, im}, default {1, 0} */
+  double beta[2];              /* {re, im}, default {0, 0}: out is written and never read */
+} xpose_desc_t;
+
+/* Fills the defaults above. */
+XPOSE_API void xpose_desc_init(xpose_desc_t* desc);
+
+/* Like xpose_plan_create; desc == NULL is exactly xpose_plan_create. elem_size must match a typed
+ * in_type's size (or be 0 with a typed in_type). With strides, execute's `in` and `out` point at
+ * the element whose indices are all 0; strides may be negative, an input stride may be 0
+ * (broadcast); output strides under which two output elements share an address are
+ * XPOSE_ERROR_INVALID_ARGUMENT. Conversions: between any two of F8_E4M3, F8_E5M2, F16, BF16,
+ * F32, F64 (round to nearest even) and between C32 and C64; integer and BYTES types only to
+ * themselves. Scaling: floating types use alpha[0], beta[0], complex types both parts; integer
+ * and BYTES types take alpha = {1, 0} and beta = {0, 0} or {1, 0} only. */
+XPOSE_API xpose_status_t xpose_plan_create_ex(xpose_plan_t* plan, int rank, const int64_t* extents,
+                                              const int* perm, size_t elem_size,
+                                              const xpose_desc_t* desc,
+                                              const xpose_options_t* options);
+
 #ifdef __cplusplus
 }
 #endif
