@@ -242,12 +242,26 @@ constexpr bool computes_in_f64(xpose_type_t in, xpose_type_t out) {
          out == XPOSE_TYPE_C64;
 }
 
+// A NaN made by arithmetic is the positive quiet NaN: which operand's NaN (and sign) hardware
+// propagates differs between CPUs, GPUs and operand orders, so scaled results drop it.
+XPOSE_HD float positive_nan(float v) {
+  const uint32_t b = bits_as<uint32_t>(v);
+  return (b & 0x7fffffffu) > 0x7f800000u ? bits_as<float>(0x7fc00000u) : v;
+}
+XPOSE_HD double positive_nan(double v) {
+  const uint64_t b = bits_as<uint64_t>(v);
+  return (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull
+             ? bits_as<double>(0x7ff8000000000000ull)
+             : v;
+}
+
 // r = (alpha * x) + (beta * y), real; kAlpha / kBeta: whether each term is computed (a skipped
-// alpha means x alone, a skipped beta term means y is not read).
+// alpha means x alone, a skipped beta term means y is not read). NaN results: positive_nan.
 template <bool kAlpha, bool kBeta, class C>
 XPOSE_HD C axpby(C alpha, C x, C beta, C y) {
   const C ax = kAlpha ? mul_rn(alpha, x) : x;
-  if constexpr (kBeta) return add_rn(ax, mul_rn(beta, y));
+  if constexpr (kBeta) return positive_nan(add_rn(ax, mul_rn(beta, y)));
+  else if constexpr (kAlpha) return positive_nan(ax);
   else return ax;
 }
 
@@ -263,16 +277,17 @@ XPOSE_HD Complex<C> cmul(Complex<C> a, Complex<C> x) {
           add_rn(mul_rn(a.re, x.im), mul_rn(a.im, x.re))};
 }
 
-// r = (alpha * x) + (beta * y), complex, componentwise sums of the rounded products.
+// r = (alpha * x) + (beta * y), complex, componentwise sums of the rounded products; NaN
+// components of a computed result: positive_nan.
 template <bool kAlpha, bool kBeta, class C>
 XPOSE_HD Complex<C> axpby(Complex<C> alpha, Complex<C> x, Complex<C> beta, Complex<C> y) {
-  const Complex<C> ax = kAlpha ? cmul(alpha, x) : x;
+  Complex<C> r = kAlpha ? cmul(alpha, x) : x;
   if constexpr (kBeta) {
     const Complex<C> by = cmul(beta, y);
-    return {add_rn(ax.re, by.re), add_rn(ax.im, by.im)};
-  } else {
-    return ax;
+    r = {add_rn(r.re, by.re), add_rn(r.im, by.im)};
   }
+  if constexpr (kAlpha || kBeta) r = {positive_nan(r.re), positive_nan(r.im)};
+  return r;
 }
 
 // Integers and opaque elements (beta = 1 only): wrap-around addition, in unsigned arithmetic
