@@ -65,7 +65,7 @@ class TypedPlan final : public BackendPlan {
       : op_(op), key_(key), x_(x), ie_(static_cast<int64_t>(p.elem_size)),
         oe_(static_cast<int64_t>(p.out_elem())), volume_(p.volume) {
     const Layout in = p.input();
-    const Extents os = p.strided ? p.out_stride : p.output_strides();
+    const Extents os = p.output_strides();
     s_.af[0] = static_cast<float>(p.alpha[0]), s_.af[1] = static_cast<float>(p.alpha[1]);
     s_.bf[0] = static_cast<float>(p.beta[0]), s_.bf[1] = static_cast<float>(p.beta[1]);
     s_.ad[0] = p.alpha[0], s_.ad[1] = p.alpha[1], s_.bd[0] = p.beta[0], s_.bd[1] = p.beta[1];
