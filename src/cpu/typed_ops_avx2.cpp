@@ -1,9 +1,11 @@
-// The typed schema's element operations compiled for AVX2 (target pragma; FMA stays off, since
-// the scaling rule rounds products and sums separately), used when the CPU has AVX2.
+// The typed schema's element operations compiled for AVX2, used when the CPU has it. Target
+// pragma without FMA (the scaling rule rounds products and sums separately) and no trapping
+// math (the conversions' selects over float operations stay branch-free).
 #include "cpu/typed_ops.hpp"
 
 #if defined(__x86_64__) && !defined(__clang__)
 #pragma GCC push_options
+#pragma GCC optimize("no-trapping-math")
 #pragma GCC target("avx2")
 #define XPOSE_TYPED_OPS_NAME typed_row_op_avx2_impl
 #include "cpu/typed_ops_body.hpp"

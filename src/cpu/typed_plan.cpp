@@ -75,13 +75,28 @@ class TypedPlan final : public BackendPlan {
     j_ = fastest(p.rank, p.extent, in.stride);
     tiled_ = p.rank >= 2 && j_ >= 0 && j_ != i_;
     if (!tiled_) j_ = i_;
+    bool grouped[kMaxRank] = {};
+    grouped[i_] = grouped[j_] = true;
+    group_ext_[0] = p.rank ? p.extent[i_] : 1, group_is_[0] = p.rank ? in.stride[i_] * ie_ : 0;
+    n_group_ = 1;
+    // The output dims that continue I in the output join it (tiles: their input offsets per
+    // column come from icol; rows: short rows are staged back to back), so that short output
+    // rows still give long element operations.
+    for (int last = i_, k = 0; k < p.rank; ++k) {
+      if (grouped[k] || p.extent[k] <= 1 || ostr[k] != ostr[last] * p.extent[last]) continue;
+      grouped[k] = true;
+      group_ext_[n_group_] = p.extent[k], group_is_[n_group_++] = in.stride[k] * ie_;
+      last = k, k = -1;  // look for the dim continuing this one
+    }
     for (int k = 0; k < p.rank; ++k) {
-      if (k == i_ || k == j_) continue;
+      if (grouped[k]) continue;
       outer_ext_[outer_] = p.extent[k];
       outer_is_[outer_] = in.stride[k] * ie_;
       outer_os_[outer_++] = ostr[k] * oe_;
     }
-    n_i_ = p.rank ? p.extent[i_] : 1, n_j_ = p.rank ? p.extent[j_] : 1;
+    n_i_ = 1;
+    for (int g = 0; g < n_group_; ++g) n_i_ *= group_ext_[g];
+    n_j_ = p.rank ? p.extent[j_] : 1;
     is_i_ = p.rank ? in.stride[i_] * ie_ : ie_, os_i_ = p.rank ? ostr[i_] * oe_ : oe_;
     is_j_ = p.rank ? in.stride[j_] * ie_ : ie_, os_j_ = p.rank ? ostr[j_] * oe_ : oe_;
     outer_volume_ = volume_ / (tiled_ ? n_i_ * n_j_ : n_i_);
@@ -95,7 +110,8 @@ class TypedPlan final : public BackendPlan {
       direct_ = is_copy() && os_i_ == oe_;
       if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x.isa).fn;
     } else {
-      segs_ = (n_i_ + kRowSegment - 1) / kRowSegment;
+      seg_ = n_group_ > 1 ? kStageBytes / ie_ : kRowSegment;
+      segs_ = (n_i_ + seg_ - 1) / seg_;
       units_ = segs_ * outer_volume_;
     }
   }
@@ -128,7 +144,8 @@ class TypedPlan final : public BackendPlan {
         << i_ << "), " << (direct_ ? "straight to the output" : "staged, then converted")
         << (kernel_ ? ", SIMD gather" : ", scalar gather");
     else
-      d << "rows of " << n_i_ << " (dim " << i_ << "), segments of " << kRowSegment;
+      d << "rows of " << n_i_ << " (dim " << i_ << (n_group_ > 1 ? " and the output dims after it, staged" : "")
+        << "), segments of " << seg_;
     d << "; " << outer_ << " outer dims\n";
     return d.str();
   }
@@ -138,56 +155,120 @@ class TypedPlan final : public BackendPlan {
     return !key_.alpha && !key_.beta && key_.in == key_.out && !(key_.in >= XPOSE_TYPE_F8_E4M3);
   }
 
-  // Byte offsets of outer index `q` (column-major over the outer dims).
-  void outer_offsets(int64_t q, int64_t* io, int64_t* oo) const {
+  // Byte offsets of outer index `q` (column-major over the outer dims) in `coord`, io, oo.
+  void outer_offsets(int64_t q, int64_t* coord, int64_t* io, int64_t* oo) const {
     *io = *oo = 0;
     for (int d = 0; d < outer_; ++d) {
-      const int64_t c = q % outer_ext_[d];
+      coord[d] = q % outer_ext_[d];
       q /= outer_ext_[d];
-      *io += c * outer_is_[d], *oo += c * outer_os_[d];
+      *io += coord[d] * outer_is_[d], *oo += coord[d] * outer_os_[d];
     }
   }
 
+  // The next outer index (odometer).
+  void next_outer(int64_t* coord, int64_t* io, int64_t* oo) const {
+    for (int d = 0; d < outer_; ++d) {
+      *io += outer_is_[d], *oo += outer_os_[d];
+      if (++coord[d] < outer_ext_[d]) return;
+      *io -= outer_is_[d] * outer_ext_[d], *oo -= outer_os_[d] * outer_ext_[d];
+      coord[d] = 0;
+    }
+  }
+
+  // Row segments [u0, u1): unit u is segment u % segs_ of the row at outer index u / segs_.
   void rows(const char* in, char* out, int64_t u0, int64_t u1) const {
+    alignas(64) char stage[kStageBytes];
+    int64_t coord[kMaxRank], io, oo;
+    outer_offsets(u0 / segs_, coord, &io, &oo);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t seg = u % segs_;
-      int64_t io, oo;
-      outer_offsets(u / segs_, &io, &oo);
-      const int64_t e0 = seg * kRowSegment, n = std::min(kRowSegment, n_i_ - e0);
-      op_(in + io + e0 * is_i_, is_i_, out + oo + e0 * os_i_, os_i_, n, s_);
+      if (seg == 0 && u != u0) next_outer(coord, &io, &oo);
+      const int64_t e0 = seg * seg_, n = std::min(seg_, n_i_ - e0);
+      if (n_group_ == 1) {
+        op_(in + io + e0 * is_i_, is_i_, out + oo + e0 * os_i_, os_i_, n, s_);
+        continue;
+      }
+      // The group's rows, back to back in the stage, then one operation into the output.
+      int64_t digit[kMaxRank], off = 0, q = e0;
+      for (int g = 0; g < n_group_; ++g) {
+        digit[g] = q % group_ext_[g];
+        q /= group_ext_[g];
+        off += digit[g] * group_is_[g];
+      }
+      for (int64_t e = e0; e < e0 + n;) {
+        const int64_t run = std::min(group_ext_[0] - digit[0], e0 + n - e);
+        char* to = stage + (e - e0) * ie_;
+        if (is_i_ == ie_) {
+          std::memcpy(to, in + io + off, static_cast<size_t>(run * ie_));
+        } else {
+          for (int64_t k = 0; k < run; ++k)
+            std::memcpy(to + k * ie_, in + io + off + k * is_i_, static_cast<size_t>(ie_));
+        }
+        e += run;
+        digit[0] += run, off += run * group_is_[0];
+        for (int g = 0; g + 1 < n_group_ && digit[g] == group_ext_[g]; ++g) {
+          off += group_is_[g + 1] - group_ext_[g] * group_is_[g];
+          digit[g] = 0;
+          ++digit[g + 1];
+        }
+      }
+      op_(stage, ie_, out + oo + e0 * os_i_, os_i_, n, s_);
     }
   }
 
+  // icol[c] = input byte offset of column c0 + c of the I group (n columns).
+  void columns(int64_t c0, int n, int64_t* icol) const {
+    int64_t digit[kMaxRank], off = 0;
+    for (int g = 0; g < n_group_; ++g) {
+      digit[g] = c0 % group_ext_[g];
+      c0 /= group_ext_[g];
+      off += digit[g] * group_is_[g];
+    }
+    for (int c = 0; c < n; ++c) {
+      icol[c] = off;
+      for (int g = 0; g < n_group_; ++g) {
+        off += group_is_[g];
+        if (++digit[g] < group_ext_[g]) break;
+        off -= group_is_[g] * group_ext_[g];
+        digit[g] = 0;
+      }
+    }
+  }
+
+  // Tiles [u0, u1): I tile fastest, then J tile, then the outer index.
   void tiles(const char* in, char* out, int64_t u0, int64_t u1) const {
     alignas(64) char stage[kStageBytes + 64];
     int64_t icol[Tuning::kMaxTileSide], orow[Tuning::kMaxTileSide];
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t ti = u % tiles_i_, tj = (u / tiles_i_) % tiles_j_;
-      int64_t io, oo;
-      outer_offsets(u / (tiles_i_ * tiles_j_), &io, &oo);
+      int64_t coord[kMaxRank], io, oo;
+      outer_offsets(u / (tiles_i_ * tiles_j_), coord, &io, &oo);
       const int64_t r0 = tj * ti_, c0 = ti * to_;
       const int nr = static_cast<int>(std::min(ti_, n_j_ - r0));
       const int nc = static_cast<int>(std::min(to_, n_i_ - c0));
-      const char* src = in + io + r0 * is_j_ + c0 * is_i_;
+      const char* src = in + io + r0 * is_j_;
       char* dst = out + oo + r0 * os_j_ + c0 * os_i_;
+      columns(c0, nc, icol);
       if (direct_ && kernel_) {
-        for (int c = 0; c < nc; ++c) icol[c] = c * is_i_;
         for (int r = 0; r < nr; ++r) orow[r] = r * os_j_;
         kernel_(src, icol, dst, orow, nr, nc, static_cast<size_t>(ie_));
         continue;
       }
       const int64_t row_bytes = nc * ie_;
       if (kernel_) {
-        for (int c = 0; c < nc; ++c) icol[c] = c * is_i_;
         for (int r = 0; r < nr; ++r) orow[r] = r * row_bytes;
         kernel_(src, icol, stage, orow, nr, nc, static_cast<size_t>(ie_));
       } else {
         for (int r = 0; r < nr; ++r)
           for (int c = 0; c < nc; ++c)
-            std::memcpy(stage + r * row_bytes + c * ie_, src + r * is_j_ + c * is_i_,
+            std::memcpy(stage + r * row_bytes + c * ie_, src + r * is_j_ + icol[c],
                         static_cast<size_t>(ie_));
       }
-      for (int r = 0; r < nr; ++r) op_(stage + r * row_bytes, ie_, dst + r * os_j_, os_i_, nc, s_);
+      if (nc == n_i_ && os_j_ == n_i_ * os_i_)  // the whole tile is one run of the output
+        op_(stage, ie_, dst, os_i_, int64_t{nr} * nc, s_);
+      else
+        for (int r = 0; r < nr; ++r)
+          op_(stage + r * row_bytes, ie_, dst + r * os_j_, os_i_, nc, s_);
     }
   }
 
@@ -199,9 +280,11 @@ class TypedPlan final : public BackendPlan {
   bool tiled_ = false, direct_ = false;
   int i_ = 0, j_ = 0;  // output-fastest dim (rows: the row dim) and input-fastest dim
   int64_t n_i_ = 1, n_j_ = 1, is_i_ = 0, os_i_ = 0, is_j_ = 0, os_j_ = 0;  // bytes
+  int n_group_ = 1;  // tiles: I and the output dims continuing it, fastest first
+  int64_t group_ext_[kMaxRank]{}, group_is_[kMaxRank]{};
   int outer_ = 0;
   int64_t outer_ext_[kMaxRank]{}, outer_is_[kMaxRank]{}, outer_os_[kMaxRank]{};
-  int64_t outer_volume_ = 1, units_ = 1, segs_ = 1;
+  int64_t outer_volume_ = 1, units_ = 1, segs_ = 1, seg_ = kRowSegment;
   int64_t ti_ = 1, to_ = 1, tiles_i_ = 1, tiles_j_ = 1;
   TileFn kernel_ = nullptr;
 };
