@@ -73,16 +73,30 @@ XPOSE_HD typename To::Bits round_bits(typename From::Bits x) {
   // lsb), then rebias; a carry out of the mantissa correctly bumps the exponent.
   const U rounded = (a + ((U{1} << (shift - 1)) - 1) + ((a >> shift) & 1)) >> shift;
   constexpr U rebias = static_cast<U>(From::bias - To::bias) << To::m;
-  constexpr U min_normal = static_cast<U>(From::bias - To::bias + 1) << From::m;
-  // Subnormal results: the significand (hidden bit included) shifted right by r, r clamped to
-  // [1, From::m + 2] (beyond that the value is under half the smallest subnormal: 0).
-  const int ex = static_cast<int>(a >> From::m);
-  const U sig = (a & ((U{1} << From::m) - 1)) | (ex != 0 ? U{1} << From::m : U{0});
-  const int r = min_of(max_of(shift + (1 - To::bias) - (max_of(ex, 1) - From::bias), 1),
-                       From::m + 2);
-  const U q = sig >> r, rem = sig & ((U{1} << r) - 1), half = U{1} << (r - 1);
-  const U sub = q + ((rem > half) | ((rem == half) & q & 1));
-  U mag = a < min_normal ? sub : rounded - rebias;
+  U mag = rounded - rebias;
+  if constexpr (To::bias != From::bias) {
+    // Subnormal results (the same rounding in the source's own subnormals when the exponent
+    // ranges match, as f32 -> bf16). f32: adding 2^k whose ulp is the target's smallest
+    // subnormal rounds |x| to a multiple of it (nearest even, the default rounding mode), and the sum's low
+    // bits count those multiples; a DAZ/FTZ mode cannot change this (f32 subnormals round to
+    // 0 in every narrower format, and the sum is normal). f64: the significand rounded at the
+    // shift r = r0 - max(ex, 1), clamped to [1, m + 2] (beyond it the value is under half the
+    // smallest subnormal: 0). The selects are mask arithmetic: GCC vectorizes these.
+    U sub;
+    if constexpr (From::width == 32) {
+      constexpr float big = static_cast<float>(pow2(From::m + 1 - To::bias - To::m));
+      sub = bits_as<U>(bits_as<float>(a) + big) - bits_as<U>(big);
+    } else {
+      const U ex = a >> From::m;
+      const U sig = (a & ((U{1} << From::m) - 1)) | (ex != 0 ? U{1} << From::m : U{0});
+      constexpr U r0 = static_cast<U>(shift + 1 - To::bias + From::bias);
+      const U r = min_of(max_of(r0 - max_of(ex, U{1}), U{1}), static_cast<U>(From::m + 2));
+      sub = (sig + ((U{1} << (r - 1)) - 1) + ((sig >> r) & 1)) >> r;
+    }
+    constexpr U min_normal = static_cast<U>(From::bias - To::bias + 1) << From::m;
+    const U is_sub = U{0} - static_cast<U>(a < min_normal);
+    mag = (sub & is_sub) | (mag & ~is_sub);
+  }
   mag = mag > To::max_finite ? static_cast<U>(To::overflow_bits) : mag;
   mag = a > From::inf_bits ? static_cast<U>(To::nan_bits) : mag;
   return static_cast<typename To::Bits>(sign | mag);
@@ -96,13 +110,31 @@ XPOSE_HD uint32_t widen_to_f32(uint32_t h) {
   const uint32_t a = h & static_cast<uint32_t>(From::mag_mask);
   const uint32_t ex = a >> From::m;
   const uint32_t normal = (a << (23 - From::m)) + (uint32_t{127 - From::bias} << 23);
-  // Subnormals: the integer mantissa times the format's smallest subnormal, exact in f32.
-  constexpr float unit = static_cast<float>(pow2(1 - From::bias - From::m));
-  const uint32_t sub = bits_as<uint32_t>(static_cast<float>(static_cast<int32_t>(a)) * unit);
-  uint32_t mag = ex == 0 ? sub : normal;
+  // Mask arithmetic rather than selects where GCC would thread a chain of selects into
+  // branches: every step below vectorizes.
+  uint32_t mag = normal;  // with f32's exponent width (bf16), subnormals widen the same way
+  if constexpr (From::bias != 127) {
+    // Subnormal a * 2^(1 - bias - m): normalized by k = floor(log2(a)), found by halving steps.
+    uint32_t k = 0, t = a;
+    const auto halve = [&](uint32_t bits) {
+      const uint32_t step = bits * static_cast<uint32_t>(t >= (1u << bits));
+      k += step;
+      t >>= step;
+    };
+    if constexpr (From::m > 8) halve(8);
+    if constexpr (From::m > 4) halve(4);
+    halve(2);
+    halve(1);
+    const uint32_t sub = (((k + (128 - From::bias - From::m)) << 23) |
+                          ((a << (23 - k)) & 0x7fffffu)) & (0u - static_cast<uint32_t>(a != 0));
+    const uint32_t is_sub = 0u - static_cast<uint32_t>(ex == 0);
+    mag = (sub & is_sub) | (normal & ~is_sub);
+  }
+  // Inf and NaN (E4M3: NaN only): the top exponent moved to f32's, NaN made canonical.
   if constexpr (From::max_finite == From::inf_bits - 1) {
-    const bool special = ex == (From::inf_bits >> From::m);
-    mag = special ? (a == From::inf_bits ? 0x7f800000u : 0x7fc00000u) : mag;
+    constexpr uint32_t top = static_cast<uint32_t>(From::inf_bits >> From::m);
+    mag += static_cast<uint32_t>(ex == top) * ((255u - top - 127u + From::bias) << 23);
+    mag = mag > 0x7f800000u ? 0x7fc00000u : mag;
   } else {
     mag = a == From::nan_bits ? 0x7fc00000u : mag;
   }
@@ -210,12 +242,26 @@ constexpr bool computes_in_f64(xpose_type_t in, xpose_type_t out) {
          out == XPOSE_TYPE_C64;
 }
 
+// A NaN made by arithmetic is the positive quiet NaN: which operand's NaN (and sign) hardware
+// propagates differs between CPUs, GPUs and operand orders, so scaled results drop it.
+XPOSE_HD float positive_nan(float v) {
+  const uint32_t b = bits_as<uint32_t>(v);
+  return (b & 0x7fffffffu) > 0x7f800000u ? bits_as<float>(0x7fc00000u) : v;
+}
+XPOSE_HD double positive_nan(double v) {
+  const uint64_t b = bits_as<uint64_t>(v);
+  return (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull
+             ? bits_as<double>(0x7ff8000000000000ull)
+             : v;
+}
+
 // r = (alpha * x) + (beta * y), real; kAlpha / kBeta: whether each term is computed (a skipped
-// alpha means x alone, a skipped beta term means y is not read).
+// alpha means x alone, a skipped beta term means y is not read). NaN results: positive_nan.
 template <bool kAlpha, bool kBeta, class C>
 XPOSE_HD C axpby(C alpha, C x, C beta, C y) {
   const C ax = kAlpha ? mul_rn(alpha, x) : x;
-  if constexpr (kBeta) return add_rn(ax, mul_rn(beta, y));
+  if constexpr (kBeta) return positive_nan(add_rn(ax, mul_rn(beta, y)));
+  else if constexpr (kAlpha) return positive_nan(ax);
   else return ax;
 }
 
@@ -231,16 +277,17 @@ XPOSE_HD Complex<C> cmul(Complex<C> a, Complex<C> x) {
           add_rn(mul_rn(a.re, x.im), mul_rn(a.im, x.re))};
 }
 
-// r = (alpha * x) + (beta * y), complex, componentwise sums of the rounded products.
+// r = (alpha * x) + (beta * y), complex, componentwise sums of the rounded products; NaN
+// components of a computed result: positive_nan.
 template <bool kAlpha, bool kBeta, class C>
 XPOSE_HD Complex<C> axpby(Complex<C> alpha, Complex<C> x, Complex<C> beta, Complex<C> y) {
-  const Complex<C> ax = kAlpha ? cmul(alpha, x) : x;
+  Complex<C> r = kAlpha ? cmul(alpha, x) : x;
   if constexpr (kBeta) {
     const Complex<C> by = cmul(beta, y);
-    return {add_rn(ax.re, by.re), add_rn(ax.im, by.im)};
-  } else {
-    return ax;
+    r = {add_rn(r.re, by.re), add_rn(r.im, by.im)};
   }
+  if constexpr (kAlpha || kBeta) r = {positive_nan(r.re), positive_nan(r.im)};
+  return r;
 }
 
 // Integers and opaque elements (beta = 1 only): wrap-around addition, in unsigned arithmetic

@@ -306,6 +306,7 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
     // Row and direct kernels choose their width at execute time; the narrow kernel takes any
     // pointers.
     v->align = is_rows(v->spec) || is_direct(v->spec) || c.narrow ? 1 : align;
+    if (v->align > 1 && v->spec.tiled.group_slot != kNoGroup) v->align = 4;  // grouped reads
     // The typed tile kernel accesses whole elements of each tensor's own size.
     v->out_align = v->align > 1 ? q.out_elem() : 0;
   };

@@ -25,6 +25,8 @@ inline constexpr int kMaxTileSmemBytes = 40 * 1024;
 inline constexpr int kMaxTileStages = 4;
 // Static shared memory of the tile kernel besides its buffers (the decoded next tiles).
 inline constexpr int kTileStaticSmemBytes = 64;
+// TiledParams::group_slot of tiles whose read phase moves single elements.
+inline constexpr int32_t kNoGroup = -2;
 // Sentinel coordinates of a thread slot past the tile volume: never valid.
 inline constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
 
@@ -95,6 +97,13 @@ struct TiledParams {
   uint32_t band_last_start = 0;  // first position of the last band
   uint32_t band_g0 = 0;          // G0
   ElemOp op;                     // typed problems: the write phase's element operation
+  // Typed tiles of 1- and 2-byte input elements: the read phase moves groups of 4 / size
+  // elements along input dim 0 (4 bytes, by cp.async, pipelined) when the planner found every
+  // input offset a multiple of the group (group_slot: the blocked slot of dim 0, -1 if none,
+  // kNoGroup when the read phase moves single elements). `in` and the grid's in_step then
+  // count groups, and read_volume is the read phase's positions (volume unless grouped).
+  int32_t group_slot = kNoGroup;
+  int32_t read_volume = 0;
   TileDim in[kMaxTileDims];
   TileDim out[kMaxTileDims];
   GridDim grid[kMaxGridDims];

@@ -93,10 +93,14 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     in_targets[0] = out_targets[0] = 1;
     n_in = n_out = 1;
   }
-  const TileKind kind = narrow ? TileKind::Narrow
-                        : req && req->threads > 0 && req->threads <= kTileThreadsSmall
-                            ? TileKind::Small
-                            : TileKind::Big;
+  // Non-plain problems rank by the analytic model, which prefers big tiles (one block per SM);
+  // two blocks per SM kept more loads in flight (typed cutt-random cases on the H100: tiles of
+  // 4096 elements in blocks of 1024 threads ran at ~0.5 of copy): small tiles unless forced.
+  const bool forced_big = req && req->threads > kTileThreadsSmall;
+  const bool forced_small = req && req->threads > 0 && req->threads <= kTileThreadsSmall;
+  const TileKind kind = narrow                                      ? TileKind::Narrow
+                        : forced_small || (!p.plain() && !forced_big) ? TileKind::Small
+                                                                      : TileKind::Big;
   const int64_t max_volume = max_tile_volume(kind, g.esize);
   int64_t out_ext[kMaxRank];
   for (int j = 0; j < p.rank; ++j) out_ext[j] = p.extent[p.perm[j]];
@@ -169,12 +173,16 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     }
     return;
   }
-  if (!p.plain()) {  // the general kernel at any size and rank; tiles; no row kernel
-    if (allowed(req, Schema::Direct)) {
+  if (!p.plain()) {  // tiles, else the general kernel (any rank and size); no row kernel
+    // The general kernel for small tensors (as direct), rank < 2, a forced 'direct', or where
+    // no tile fits: its scattered accesses ran at 0.1-0.25 of copy on large tensors, which
+    // the analytic model predicts well above that.
+    const bool forced = req && req->mask == static_cast<unsigned>(Schema::Direct);
+    const int tiles = p.rank >= 2 && !forced ? tiled_choices(g, dev, req, sink) : 0;
+    if (allowed(req, Schema::Direct) && (tiles == 0 || direct_fits(p))) {
       Choice c = direct_choice(g, dev);
       sink(c);
     }
-    if (p.rank >= 2) tiled_choices(g, dev, req, sink);
     return;
   }
   if (takes_direct(p, req)) {
@@ -348,6 +356,31 @@ TileStep tile_step(const TileDim* dims, int n, int64_t volume, int64_t threads) 
   return s;
 }
 
+// Typed tiles of 1- and 2-byte elements read groups of F = 4 / esize elements along input dim 0
+// (params.hpp group_slot), moved by cp.async and pipelined like wide elements (one element per
+// access kept 2-4 bytes in flight per position), where every offset the read phase forms is a
+// multiple of F: dim 0 contiguous with a tile extent and an extent (edge tiles) of multiples of
+// F, every other input stride (tile dims and grid steps) and shared-memory stride too.
+void group_reads(const Problem& p, const Geometry& g, const Tile& T, const int* slot,
+                 int threads, TiledParams* tp) {
+  const int64_t F = 4 / g.esize;
+  if (g.esize > 2 || g.s_in[0] != 1 || T.t[0] % F != 0 || p.extent[0] % F != 0) return;
+  for (int k = 1; k < p.rank; ++k)
+    if (g.s_in[k] % F != 0) return;
+  if (tp->in[0].smem_stride != 1) return;  // in[0] is dim 0: its tile extent is F or more
+  for (int i = 1; i < tp->n_in; ++i)
+    if (tp->in[i].smem_stride % F != 0) return;
+  tp->in[0].extent = FastDiv32::make(static_cast<uint32_t>(T.t[0] / F));
+  for (int i = 1; i < tp->n_in; ++i) {
+    tp->in[i].smem_stride /= static_cast<int32_t>(F);
+    tp->in[i].stride /= F;
+  }
+  tp->read_volume = static_cast<int32_t>(T.volume / F);
+  tp->in_step = tile_step(tp->in, tp->n_in, tp->read_volume, threads);
+  for (int j = 0; j < tp->n_grid; ++j) tp->grid[j].in_step /= F;
+  tp->group_slot = slot[0];
+}
+
 void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
   const Geometry g = geometry(p);
   Tile T;
@@ -408,9 +441,11 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     tp.band_last_start = (g0 - last) * g1;
     tp.band_g0 = g0;
   }
+  tp.read_volume = tp.volume;
+  if (p.typed()) group_reads(p, g, T, slot, c.threads, &tp);
   tp.buffer_elems = static_cast<int32_t>(buffer_bytes(T.smem_elems, g.esize) / g.esize);
   // Typed tiles run the planner's depth only (tiled.cu).
-  tp.stages = std::max(p.typed() ? 1 : c.stages, g.esize >= 4 ? 2 : 1);
+  tp.stages = std::max(p.typed() ? 1 : c.stages, g.esize >= 4 || tp.group_slot != kNoGroup ? 2 : 1);
   spec->smem_bytes = static_cast<unsigned>(tp.buffer_elems * g.esize * tp.stages);
   tp.op = elem_op(p);
   tp.wide = wide_offsets(g, T) ? 1 : 0;

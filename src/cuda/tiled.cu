@@ -220,11 +220,23 @@ __device__ __forceinline__ void wait_groups() {
 // (a 64-bit division per grid dimension) by one thread, one iteration ahead, and handed to
 // the others through shared memory across the iteration's barriers: decoded by every thread,
 // it sat between the barrier and the next loads, ~40 instructions per thread and dimension.
-template <int S, class Op, class Off>
-__device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const typename Op::in_t* in,
-                                                typename Op::out_t* out, typename Op::in_t* tile,
-                                                int buf_elems, const Positions<Off>& rd) {
+// R: the unit of the read phase, the element (T) or, for typed tiles of 1- and 2-byte
+// elements, a group of 4 / sizeof(T) of them along input dim 0 (params.hpp `group_slot`);
+// `buf_elems` and the tile bases' input offsets count R units.
+template <int S, class Op, class Off, class R = typename Op::in_t>
+__device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* in,
+                                                typename Op::out_t* out, R* tile, int buf_elems,
+                                                const Positions<Off>& rd) {
   using T = typename Op::in_t;
+  // Grouped reads: the blocked slot along dim 0 (if any) is limited in groups.
+  constexpr uint32_t kGroup = sizeof(R) / sizeof(T);
+  const auto read_base = [&](TileBase b) {
+    if constexpr (kGroup > 1) {
+      if (p.group_slot == 0) b.lim0 /= kGroup;
+      if (p.group_slot == 1) b.lim1 /= kGroup;
+    }
+    return b;
+  };
   __shared__ TileBase next[2];  // the tile `ahead` of the iteration of that parity
   static_assert(sizeof(next) <= kTileStaticSmemBytes, "the planner counts this shared memory");
   int64_t t = blockIdx.x;
@@ -235,7 +247,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const type
     const int64_t ts = t + static_cast<int64_t>(s) * gridDim.x;
     if (ts < p.num_tiles) {
       b[s] = decode_tile(p, ts);
-      issue_tile_loads(in, tile + s * buf_elems, b[s], rd);
+      issue_tile_loads(in, tile + s * buf_elems, read_base(b[s]), rd);
     } else {
       asm volatile("cp.async.commit_group;\n" ::);
     }
@@ -255,7 +267,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const type
     TileBase nb;
     if (ahead < p.num_tiles) {
       nb = next[parity];
-      issue_tile_loads(in, tile + ahead_buf * buf_elems, nb, rd);
+      issue_tile_loads(in, tile + ahead_buf * buf_elems, read_base(nb), rd);
     } else {
       asm volatile("cp.async.commit_group;\n" ::);
     }
@@ -266,7 +278,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const type
     // Every position reads its slot of the buffer (the full tile's; unused positions read slot
     // 0), so that only the stores are predicated; 16-byte elements with 64-bit offsets read
     // under the predicate too (four 16-byte values held at once spilled there).
-    const T* cur = tile + buf * buf_elems;
+    const T* cur = reinterpret_cast<const T*>(tile + buf * buf_elems);
     typename Op::out_t* const dst = out + b[0].out;
     if constexpr (!Op::kPlain) {
       write_typed<Op>(p.op, [&](int e) { return cur[wr.shared[e]]; }, dst, wr, b[0]);
@@ -303,7 +315,15 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
   extern __shared__ uint4 smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);
   Positions<Off> rd;
-  decode_positions(p.in, p.n_in, p.volume, p.in_step, rd);
+  decode_positions(p.in, p.n_in, Op::kPlain ? p.volume : p.read_volume, p.in_step, rd);
+  if constexpr (!Op::kPlain && sizeof(T) < 4) {
+    if (p.group_slot != kNoGroup) {  // whole groups of elements, pipelined like wide ones
+      tiles_pipelined<2, Op>(p, reinterpret_cast<const uint32_t*>(in), out,
+                             reinterpret_cast<uint32_t*>(smem_raw),
+                             p.buffer_elems / static_cast<int>(4 / sizeof(T)), rd);
+      return;
+    }
+  }
   if constexpr (sizeof(T) >= 4 && (1 << Piece) == sizeof(T)) {
     // Typed tiles: the planner's depth (2) only, a third of the instantiations' code.
     if constexpr (!Op::kPlain)
