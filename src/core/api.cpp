@@ -23,12 +23,27 @@ void xpose_options_init(xpose_options_t* options) {
 xpose_status_t xpose_plan_create(xpose_plan_t* plan, int rank, const int64_t* extents,
                                  const int* perm, size_t elem_size,
                                  const xpose_options_t* options) {
+  return xpose_plan_create_ex(plan, rank, extents, perm, elem_size, nullptr, options);
+}
+
+void xpose_desc_init(xpose_desc_t* desc) {
+  if (desc == nullptr) return;
+  *desc = xpose_desc_t{};
+  desc->struct_size = sizeof(xpose_desc_t);
+  desc->in_type = XPOSE_TYPE_BYTES;
+  desc->out_type = XPOSE_TYPE_BYTES;
+  desc->alpha[0] = 1;
+}
+
+xpose_status_t xpose_plan_create_ex(xpose_plan_t* plan, int rank, const int64_t* extents,
+                                    const int* perm, size_t elem_size, const xpose_desc_t* desc,
+                                    const xpose_options_t* options) {
   return guarded([&] {
     if (plan == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is NULL");
     *plan = nullptr;
     auto p = std::make_unique<xpose_plan_s>();
     XPOSE_TRY(make_plan(rank, extents, perm, elem_size, options, nullptr, /*use_cache=*/true,
-                        &p->plan));
+                        &p->plan, desc));
     *plan = p.release();
     return XPOSE_SUCCESS;
   });

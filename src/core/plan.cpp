@@ -117,9 +117,11 @@ std::string Plan::describe() const {
 namespace {
 
 xpose_status_t resolve_request(int rank, const int64_t* extents, const int* perm,
-                               size_t elem_size, const xpose_options_t* options, Plan* plan) {
+                               size_t elem_size, const xpose_desc_t* desc,
+                               const xpose_options_t* options, Plan* plan) {
   XPOSE_TRY(resolve_options(options, &plan->options));
-  XPOSE_TRY(make_problem(rank, extents, perm, elem_size, plan->options.layout, &plan->problem));
+  XPOSE_TRY(make_problem_ex(rank, extents, perm, elem_size, desc, plan->options.layout,
+                            &plan->problem));
   return choose_backend(&plan->options);
 }
 
@@ -127,9 +129,9 @@ xpose_status_t resolve_request(int rank, const int64_t* extents, const int* perm
 
 xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size_t elem_size,
                          const xpose_options_t* options, const char* schema, bool use_cache,
-                         Plan* out) {
+                         Plan* out, const xpose_desc_t* desc) {
   Plan plan;
-  XPOSE_TRY(resolve_request(rank, extents, perm, elem_size, options, &plan));
+  XPOSE_TRY(resolve_request(rank, extents, perm, elem_size, desc, options, &plan));
   const std::string forced = schema ? schema : "";
   use_cache = use_cache && forced.empty();
   if (plan.problem.volume > 0) {
@@ -137,6 +139,9 @@ xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size
     const CacheKey key{plan.problem, o.backend, o.backend == XPOSE_BACKEND_CUDA ? o.device : -1,
                        o.planning, o.backend == XPOSE_BACKEND_CPU ? o.num_threads : 0};
     if (use_cache) plan.impl = cache().find(key);
+    if (!plan.impl && !plan.problem.plain())
+      return fail(XPOSE_ERROR_UNSUPPORTED, "typed and strided plans: the backends do not yet "
+                                           "take them");
     if (!plan.impl) {
       XPOSE_TRY(o.backend == XPOSE_BACKEND_CUDA
                     ? cuda_make_plan(plan.problem, o, forced, &plan.impl)
@@ -150,8 +155,9 @@ xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size
 
 xpose_status_t plan_candidates(int rank, const int64_t* extents, const int* perm,
                                size_t elem_size, const xpose_options_t* options, bool measure_all,
-                               Plan* plan, std::vector<Candidate>* candidates) {
-  XPOSE_TRY(resolve_request(rank, extents, perm, elem_size, options, plan));
+                               Plan* plan, std::vector<Candidate>* candidates,
+                               const xpose_desc_t* desc) {
+  XPOSE_TRY(resolve_request(rank, extents, perm, elem_size, desc, options, plan));
   candidates->clear();
   if (plan->problem.volume == 0) return XPOSE_SUCCESS;
   return plan->options.backend == XPOSE_BACKEND_CUDA

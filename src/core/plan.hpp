@@ -21,16 +21,18 @@ struct Plan {
 
 // Validates, normalizes, chooses the backend and plans. `schema` (NULL or "" = the planner's
 // choice) forces a schema. Plans are taken from (or added to) the process-wide cache when
-// `use_cache`; forced plans are never cached.
+// `use_cache`; forced plans are never cached. `desc`: xpose_plan_create_ex's (NULL = dense,
+// opaque elements).
 xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size_t elem_size,
                          const xpose_options_t* options, const char* schema, bool use_cache,
-                         Plan* out);
+                         Plan* out, const xpose_desc_t* desc = nullptr);
 
 // The candidates the chosen backend's planner considers for this request (`xpose explain`);
 // `measure_all` times every one of them.
 xpose_status_t plan_candidates(int rank, const int64_t* extents, const int* perm,
                                size_t elem_size, const xpose_options_t* options, bool measure_all,
-                               Plan* plan, std::vector<Candidate>* candidates);
+                               Plan* plan, std::vector<Candidate>* candidates,
+                               const xpose_desc_t* desc = nullptr);
 
 // Resolves options->backend: AUTO becomes CUDA when a device is usable (decided once per
 // process), else the CPU; CUDA without a usable device is XPOSE_ERROR_UNSUPPORTED with the reason;

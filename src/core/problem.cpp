@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
 #include "core/status.hpp"
+#include "core/types.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -19,7 +21,10 @@ std::string join(int rank, const auto* values) {
   return s + ")";
 }
 
-xpose_status_t validate(int rank, const int64_t* extents, const int* perm, size_t elem_size) {
+}  // namespace
+
+xpose_status_t validate_request(int rank, const int64_t* extents, const int* perm,
+                                size_t elem_size) {
   const auto bad = [](std::string m) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::move(m)); };
   if (rank < 0 || rank > kMaxRank)
     return bad("rank = " + std::to_string(rank) + " is out of range 0.." + std::to_string(kMaxRank));
@@ -61,9 +66,23 @@ xpose_status_t validate(int rank, const int64_t* extents, const int* perm, size_
   return XPOSE_SUCCESS;
 }
 
-}  // namespace
+void fill_dense(Problem* p) {
+  p->out_elem_size = p->elem_size;
+  p->strided = false;
+  p->in_stride = make_compact(p->rank, p->extent.data()).stride;
+  p->out_stride = p->output_strides();
+  p->in_lo = p->out_lo = 0;
+  p->in_hi = p->out_hi = p->volume > 0 ? p->volume - 1 : 0;
+}
+
+Layout Problem::input() const {
+  Layout l = make_compact(rank, extent.data());
+  if (strided) l.stride = in_stride;
+  return l;
+}
 
 Extents Problem::output_strides() const {
+  if (strided) return out_stride;
   Extents s{};
   int64_t stride = 1;
   for (int i = 0; i < rank; ++i) {
@@ -73,9 +92,28 @@ Extents Problem::output_strides() const {
   return s;
 }
 
+std::string scalar_string(const double* v, bool complex) {
+  char buf[64];
+  if (complex)
+    std::snprintf(buf, sizeof buf, "{%g, %g}", v[0], v[1]);
+  else
+    std::snprintf(buf, sizeof buf, "%g", v[0]);
+  return buf;
+}
+
 std::string Problem::to_string() const {
-  return "extents " + join(rank, extent.data()) + " perm " + join(rank, perm.data()) + " " +
-         std::to_string(elem_size) + " B";
+  std::string s = "extents " + join(rank, extent.data()) + " perm " + join(rank, perm.data());
+  if (strided)
+    s += " in_strides " + join(rank, in_stride.data()) + " out_strides " +
+         join(rank, out_stride.data());
+  if (!typed()) return s + " " + std::to_string(elem_size) + " B";
+  s += std::string(" ") + type_info(in_type).name;
+  if (converts()) s += std::string("->") + type_info(out_type).name;
+  const bool complex = type_info(in_type).kind == TypeKind::Complex;
+  const auto scalar = [&](const double* v) { return scalar_string(v, complex); };
+  if (alpha[0] != 1 || alpha[1] != 0) s += " alpha " + scalar(alpha);
+  if (reads_out()) s += " beta " + scalar(beta);
+  return s;
 }
 
 size_t hash_value(const Problem& p) {
@@ -83,13 +121,22 @@ size_t hash_value(const Problem& p) {
   for (int k = 0; k < p.rank; ++k) {
     h = h * 1099511628211ull ^ std::hash<int64_t>{}(p.extent[k]);
     h = h * 1099511628211ull ^ static_cast<size_t>(p.perm[k]);
+    if (p.strided) {
+      h = h * 1099511628211ull ^ std::hash<int64_t>{}(p.in_stride[k]);
+      h = h * 1099511628211ull ^ std::hash<int64_t>{}(p.out_stride[k]);
+    }
+  }
+  if (p.typed()) {
+    h = h * 1099511628211ull ^ (static_cast<size_t>(p.in_type) << 8 | p.out_type);
+    for (double v : {p.alpha[0], p.alpha[1], p.beta[0], p.beta[1]})
+      h = h * 1099511628211ull ^ std::hash<double>{}(v);
   }
   return h;
 }
 
 xpose_status_t make_problem(int rank, const int64_t* extents, const int* perm, size_t elem_size,
                             xpose_layout_t layout, Problem* out) {
-  XPOSE_TRY(validate(rank, extents, perm, elem_size));
+  XPOSE_TRY(validate_request(rank, extents, perm, elem_size));
   Problem p;
   p.elem_size = elem_size;
   // Column-major extents and permutation; row-major is the same tensor with its dims reversed.
@@ -106,6 +153,7 @@ xpose_status_t make_problem(int rank, const int64_t* extents, const int* perm, s
   p.volume = empty ? 0 : 1;
   for (int k = 0; k < rank && !empty; ++k) p.volume *= ext[k];
   if (empty) {
+    fill_dense(&p);
     *out = p;
     return XPOSE_SUCCESS;
   }
@@ -119,24 +167,10 @@ xpose_status_t make_problem(int rank, const int64_t* extents, const int* perm, s
     p.perm[i] = position;
     p.extent[position] = g.extent[i];
   }
+  fill_dense(&p);
   *out = p;
   return XPOSE_SUCCESS;
 }
-
-namespace {
-
-// The int a C caller stored in an enum field. Reading an out-of-range value through the enum
-// type is undefined in C++ (the enum's range is that of its enumerators' bits), and C callers
-// can store any int, so validation looks at the bytes.
-template <class E>
-int raw_enum(const E& field) {
-  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on supported ABIs");
-  int v;
-  std::memcpy(&v, &field, sizeof v);
-  return v;
-}
-
-}  // namespace
 
 xpose_status_t resolve_options(const xpose_options_t* options, xpose_options_t* out) {
   xpose_options_t o;
@@ -165,12 +199,21 @@ xpose_status_t check_buffers(const Problem& p, const void* in, const void* out) 
   if (p.volume == 0) return XPOSE_SUCCESS;
   if (in == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "in is NULL");
   if (out == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "out is NULL");
-  const auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
-  const auto n = static_cast<uintptr_t>(p.bytes());
-  if (a < b + n && b < a + n)
+  // Byte ranges [lo, hi) each tensor reaches (make_problem_ex checked the offsets fit in 64 bits;
+  // with the address they may not, hence 128 bits).
+  const auto range = [](const void* base, int64_t lo, int64_t hi, size_t elem, __int128* r) {
+    const auto b = static_cast<__int128>(reinterpret_cast<uintptr_t>(base));
+    r[0] = b + static_cast<__int128>(lo) * static_cast<__int128>(elem);
+    r[1] = b + static_cast<__int128>(hi + 1) * static_cast<__int128>(elem);
+  };
+  __int128 a[2], b[2];
+  range(in, p.in_lo, p.in_hi, p.elem_size, a);
+  range(out, p.out_lo, p.out_hi, p.out_elem(), b);
+  if (a[0] < b[1] && b[0] < a[1])
     return fail(XPOSE_ERROR_INVALID_ARGUMENT,
-                "in and out overlap (" + std::to_string(n) +
-                                                      " bytes each); transposition is out-of-place");
+                "in and out overlap (" + std::to_string(static_cast<int64_t>(a[1] - a[0])) +
+                    " and " + std::to_string(static_cast<int64_t>(b[1] - b[0])) +
+                    " bytes reached); transposition is out-of-place");
   return XPOSE_SUCCESS;
 }
 

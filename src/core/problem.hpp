@@ -66,6 +66,9 @@ struct Problem {
 
 size_t hash_value(const Problem& p);
 
+// A scalar as messages and to_string() print it: "2.5", or "{2.5, -1}" when `complex`.
+std::string scalar_string(const double* v, bool complex);
+
 // Validates every argument (messages name the argument and the reason, as xpose_last_error()
 // reports them) and normalizes the request. The user's layout (column- or row-major) is folded
 // in here; nothing downstream sees it.
@@ -77,6 +80,14 @@ xpose_status_t make_problem(int rank, const int64_t* extents, const int* perm, s
 xpose_status_t make_problem_ex(int rank, const int64_t* extents, const int* perm,
                                size_t elem_size, const xpose_desc_t* desc,
                                xpose_layout_t layout, Problem* out);
+
+// The checks of make_problem on the dims (rank, extents, perm, elem_size, 64-bit sizes).
+xpose_status_t validate_request(int rank, const int64_t* extents, const int* perm,
+                                size_t elem_size);
+
+// Fills the fields of a dense, untyped problem from rank, extent, perm, elem_size, volume:
+// dense strides, offsets reach, out_elem_size.
+void fill_dense(Problem* p);
 
 // Validates `options` (NULL means the defaults) and writes the filled-in options to `out`.
 xpose_status_t resolve_options(const xpose_options_t* options, xpose_options_t* out);
