@@ -1,7 +1,8 @@
 // A program written against HPTT's C interface, as its C++ users write one (complex data as
-// pairs of reals, passed as C's complex types, a GNU extension in C++ as in HPTT's header), built against the installed xpose (xpose::hptt). Random
-// sub-tensor transpositions of all four types, both layouts, random outer sizes, alpha and beta,
-// checked element by element against a naive loop; then HPTT's issue #20 case and bad input.
+// pairs of reals, passed as C's complex types, a GNU extension in C++ as in HPTT's header),
+// built against the installed xpose (xpose::hptt). Random sub-tensor transpositions of all four
+// types, both layouts, random outer sizes, alpha, beta and conjA, checked element by element
+// against a naive loop; then HPTT's issue #20 case and bad input.
 // Usage: hptt_test [seed [cases]]; exit status 0 when every check passes, 77 (skipped) when the
 // library cannot scale or stride yet and the plain checks pass.
 #include <xpose/hptt.h>
