@@ -1,6 +1,6 @@
 /* xpose/hptt.h from C (C11, complex.h): each of the four functions once on a 3x4 sub-matrix of a
  * 5x6 column-major matrix, transposed into a 4x3 sub-matrix of a 6x4 one, with alpha and beta,
- * checked against a naive loop. Exit status 0 when all are right (77: skipped, see below). */
+ * checked against a naive loop. Exit status 0 when all are right. */
 #include <xpose/hptt.h>
 
 #include <complex.h>
@@ -12,29 +12,7 @@ static const int perm[2] = {1, 0}, size[2] = {M, N}, outer_a[2] = {LDA, 6}, oute
 /* Non-zero values that depend on the position and the call. */
 static double value(int i, int call) { return 0.5 + (i * 7 + call * 3) % 11 * 0.25; }
 
-/* Whether xpose's CPU backend takes scaled and strided plans yet (issue 15 lands them in steps);
- * until it does, this program has nothing to check and exits with 77, ctest's "skipped". */
-static int backend_takes_scalars(void) {
-  const int64_t extent = 4;
-  const int identity = 0;
-  xpose_desc_t desc;
-  xpose_options_t options;
-  xpose_plan_t plan = NULL;
-  xpose_desc_init(&desc);
-  desc.in_type = desc.out_type = XPOSE_TYPE_F32;
-  desc.alpha[0] = 2;
-  xpose_options_init(&options);
-  options.backend = XPOSE_BACKEND_CPU;
-  const xpose_status_t s = xpose_plan_create_ex(&plan, 1, &extent, &identity, 4, &desc, &options);
-  xpose_plan_destroy(plan);
-  return s != XPOSE_ERROR_UNSUPPORTED;
-}
-
 int main(void) {
-  if (!backend_takes_scalars()) {
-    printf("skipped: xpose's CPU backend takes no scaled or strided plans yet\n");
-    return 77;
-  }
   float fa[LDA * 6], fb[LDB * 4];
   double da[LDA * 6], db[LDB * 4];
   float complex ca[LDA * 6], cb[LDB * 4];
