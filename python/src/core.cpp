@@ -159,6 +159,78 @@ struct Side {
   }
 };
 
+// An array as execute() sees it: imported through DLPack or the buffer protocol (nb::ndarray,
+// which holds the exporter's reference), or given as the tuple (data pointer, shape, strides in
+// elements, itemsize, DLPack device type, device ordinal) that python/xpose/_arrays.py builds
+// for PyTorch tensors, whose __dlpack__ costs microseconds a call. The ndarray interface
+// (ndim(), shape(i), ...) so that Side::match takes either.
+class View {
+ public:
+  View(nb::handle obj, const char* what, bool writable) {
+    if (PyTuple_CheckExact(obj.ptr())) {
+      from_tuple(nb::borrow<nb::tuple>(obj), what);
+    } else if (writable) {
+      from_array(rw_ = cast<nb::ndarray<>>(obj, what, " (writable)"));
+    } else {
+      from_array(ro_ = cast<nb::ndarray<nb::ro>>(obj, what, ""));
+    }
+  }
+  size_t ndim() const { return ndim_; }
+  int64_t shape(size_t i) const { return shape_[i]; }
+  int64_t stride(size_t i) const { return strides_[i]; }
+  size_t itemsize() const { return itemsize_; }
+  int device_type() const { return device_type_; }
+  int device_id() const { return device_id_; }
+  void* data() const { return data_; }
+
+ private:
+  template <typename Array>
+  static Array cast(nb::handle obj, const char* what, const char* how) {
+    Array a;
+    if (!nb::try_cast(obj, a, /*convert=*/false))
+      throw nb::type_error((std::string(what) + " is not an array xpose can read" + how +
+                            " through DLPack or the buffer protocol")
+                               .c_str());
+    return a;
+  }
+
+  template <typename Array>
+  void from_array(const Array& a) {
+    set_rank(a.ndim());
+    for (size_t i = 0; i < ndim_; ++i) shape_[i] = static_cast<int64_t>(a.shape(i));
+    for (size_t i = 0; i < ndim_; ++i) strides_[i] = a.stride(i);
+    data_ = const_cast<void*>(static_cast<const void*>(a.data()));
+    itemsize_ = a.itemsize();
+    device_type_ = a.device_type();
+    device_id_ = a.device_id();
+  }
+
+  void from_tuple(nb::tuple t, const char* what) {
+    if (t.size() != 6) throw nb::type_error((std::string(what) + ": a raw view has 6 entries").c_str());
+    const nb::tuple shape = nb::cast<nb::tuple>(t[1]), strides = nb::cast<nb::tuple>(t[2]);
+    set_rank(shape.size());
+    if (strides.size() != ndim_) bad_value(std::string(what) + ": strides do not match shape");
+    for (size_t i = 0; i < ndim_; ++i) shape_[i] = nb::cast<int64_t>(shape[i]);
+    for (size_t i = 0; i < ndim_; ++i) strides_[i] = nb::cast<int64_t>(strides[i]);
+    data_ = reinterpret_cast<void*>(nb::cast<uintptr_t>(t[0]));
+    itemsize_ = nb::cast<size_t>(t[3]);
+    device_type_ = nb::cast<int>(t[4]);
+    device_id_ = nb::cast<int>(t[5]);
+  }
+
+  void set_rank(size_t ndim) {
+    if (ndim > XPOSE_MAX_RANK) bad_value("more than 32 dimensions");
+    ndim_ = ndim;
+  }
+
+  nb::ndarray<> rw_;
+  nb::ndarray<nb::ro> ro_;
+  void* data_ = nullptr;
+  size_t ndim_ = 0, itemsize_ = 0;
+  int64_t shape_[XPOSE_MAX_RANK], strides_[XPOSE_MAX_RANK];
+  int device_type_ = 0, device_id_ = 0;
+};
+
 class Plan {
  public:
   Plan(const Shape& shape, const std::vector<int>& axes, int in_type, int out_type,
@@ -201,7 +273,8 @@ class Plan {
 
   // Checks both arrays against the plan (shape, strides, element size, device, overlap), then
   // enqueues (CUDA) or runs (CPU) with the GIL released.
-  void execute(nb::ndarray<nb::ro> in, nb::ndarray<> out, uintptr_t stream) const {
+  void execute(nb::handle x, nb::handle y, uintptr_t stream) const {
+    const View in(x, "x", false), out(y, "out", true);
     in_.match(in, device_type_, device_);
     out_.match(out, device_type_, device_);
     const auto [ilo, ihi] = reach(in_.shape, in_.strides, in_.itemsize);
@@ -220,9 +293,9 @@ class Plan {
 
   // Seconds that `calls` back-to-back xpose_execute calls take on the host (enqueue time on
   // CUDA): the C call's cost, against which tools/py_overhead.py measures Python's.
-  double time_execute(nb::ndarray<nb::ro> in, nb::ndarray<> out, uintptr_t stream,
-                      int calls) const {
-    execute(in, out, stream);
+  double time_execute(nb::handle x, nb::handle y, uintptr_t stream, int calls) const {
+    execute(x, y, stream);
+    const View in(x, "x", false), out(y, "out", true);
     nb::gil_scoped_release release;
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i)
@@ -331,10 +404,9 @@ NB_MODULE(_core, m) {
            nb::arg("in_size"), nb::arg("out_size"), nb::arg("in_strides").none(),
            nb::arg("out_strides").none(), nb::arg("alpha"), nb::arg("beta"), nb::arg("backend"),
            nb::arg("device"), nb::arg("planning"))
-      .def("execute", &Plan::execute, nb::arg("x").noconvert(), nb::arg("out").noconvert(),
-           nb::arg("stream"))
-      .def("time_execute", &Plan::time_execute, nb::arg("x").noconvert(),
-           nb::arg("out").noconvert(), nb::arg("stream"), nb::arg("calls"))
+      .def("execute", &Plan::execute, nb::arg("x"), nb::arg("out"), nb::arg("stream"))
+      .def("time_execute", &Plan::time_execute, nb::arg("x"), nb::arg("out"), nb::arg("stream"),
+           nb::arg("calls"))
       .def("predict", &Plan::predict)
       .def("describe", &Plan::describe);
   m.def("predict", &predict, nb::arg("shape"), nb::arg("axes"), nb::arg("elem_size"),

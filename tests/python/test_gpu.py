@@ -53,7 +53,7 @@ def test_torch_every_dtype(rng, name):
     for shape, axes in CASES:
         x = random_tensor(shape, name, g)
         y = xpose.transpose(x, axes)
-        want = x.permute(*(axes if axes is not None else range(x.dim() - 1, -1, -1)))
+        want = x.permute(list(axes if axes is not None else range(x.dim() - 1, -1, -1)))
         assert isinstance(y, torch.Tensor) and y.device == x.device and y.is_contiguous()
         assert same_bytes(y, want), (shape, axes)
 
@@ -74,6 +74,8 @@ def test_torch_plan_out_and_inplace(rng):
     assert xpose.transpose_inplace(sq, (1, 0)) is sq and same_bytes(sq, want)
     with pytest.raises(ValueError, match="device"):
         p(x.cpu())
+    c = x.cpu().requires_grad_()                 # PyTorch on the CPU backend, autograd on
+    assert same_bytes(xpose.transpose(c, (1, 2, 0)), c.detach().permute(1, 2, 0))
     with pytest.raises(ValueError, match="overlaps"):
         xpose.transpose(sq, (1, 0), out=sq)
 
