@@ -158,6 +158,34 @@ def test_errors(rng):
         xpose.Plan((4, 4), (1, 0), "float32", device="tpu")
 
 
+class Exporter:
+    """An array of a library xpose does not know: DLPack only."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kwargs):
+        return self.a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_any_dlpack_object(rng):
+    x = random_array(rng, (5, 7, 3), "int32")
+    y = xpose.transpose(Exporter(x), (1, 2, 0))          # a numpy result on the CPU
+    assert type(y) is np.ndarray and same_bytes(y, np.transpose(x, (1, 2, 0)))
+    out = np.full((3, 5, 7), 9, np.int32)
+    xpose.transpose(Exporter(x), (2, 0, 1), out=Exporter(out))
+    assert same_bytes(out, np.transpose(x, (2, 0, 1)))
+
+
+def test_any_dlpack_object_strided(rng):
+    v = random_array(rng, (5, 7, 3), "int32")[:, ::2]   # DLPack's element strides
+    w = unsupported_skips(xpose.transpose, Exporter(v), (2, 1, 0))
+    assert same_bytes(w, np.transpose(v, (2, 1, 0)))
+
+
 def test_cuda_without_gpu_is_error():
     try:
         p = xpose.Plan((8, 8), (1, 0), "float32", device="cuda")
