@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common.hpp"
 
 namespace xpose_tool {
 
 struct CheckResult {
+  std::string skipped;  // why nothing was checked (typed results: the tests check those)
   int64_t checked = 0;
   int64_t wrong = 0;
   std::string first_wrong;  // "out[12] (coords (2,0,1)) != in[37]" for the first mismatch
@@ -19,8 +21,12 @@ struct CheckResult {
 // Compares output elements with the input elements the index map sends them to: every element
 // when the volume is at most `max_samples`, else the first, the last and `max_samples` random
 // positions drawn from `seed`.
+// `in_strides` / `out_strides` (per dim in the layout's order, elements; empty: dense) place
+// the tensors' elements; `in` and `out` point at index 0.
 CheckResult check_transpose(const Case& c, size_t elem, xpose_layout_t layout,
                             const unsigned char* in, const unsigned char* out,
-                            int64_t max_samples, uint64_t seed);
+                            int64_t max_samples, uint64_t seed,
+                            const std::vector<int64_t>& in_strides = {},
+                            const std::vector<int64_t>& out_strides = {});
 
 }  // namespace xpose_tool
