@@ -206,7 +206,8 @@ class View {
   }
 
   void from_tuple(nb::tuple t, const char* what) {
-    if (t.size() != 6) throw nb::type_error((std::string(what) + ": a raw view has 6 entries").c_str());
+    if (t.size() != 6)
+      throw nb::type_error((std::string(what) + ": a raw view has 6 entries").c_str());
     const nb::tuple shape = nb::cast<nb::tuple>(t[1]), strides = nb::cast<nb::tuple>(t[2]);
     set_rank(shape.size());
     if (strides.size() != ndim_) bad_value(std::string(what) + ": strides do not match shape");
