@@ -333,8 +333,9 @@ double predict(const Shape& shape, const std::vector<int>& axes, size_t elem_siz
   return seconds;
 }
 
-void transpose_inplace(nb::ndarray<> x, const std::vector<int>& axes, int backend, int device,
+void transpose_inplace(nb::handle obj, const std::vector<int>& axes, int backend, int device,
                        uintptr_t stream) {
+  const View x(obj, "x", true);
   Shape shape(x.ndim());
   for (size_t i = 0; i < shape.size(); ++i) shape[i] = static_cast<int64_t>(x.shape(i));
   permuted(shape, axes);
@@ -412,7 +413,7 @@ NB_MODULE(_core, m) {
       .def("describe", &Plan::describe);
   m.def("predict", &predict, nb::arg("shape"), nb::arg("axes"), nb::arg("elem_size"),
         nb::arg("backend"), nb::arg("device"));
-  m.def("transpose_inplace", &transpose_inplace, nb::arg("x").noconvert(), nb::arg("axes"),
+  m.def("transpose_inplace", &transpose_inplace, nb::arg("x"), nb::arg("axes"),
         nb::arg("backend"), nb::arg("device"), nb::arg("stream"));
   m.def("inspect", &inspect, nb::arg("x").noconvert());
   m.def("synchronize", &synchronize, nb::arg("stream"));

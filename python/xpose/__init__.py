@@ -78,11 +78,10 @@ def _scalars(in_name, out_name, alpha, beta):
     return alpha, beta
 
 
-def _stream(stream, a, info):
-    if not info.cuda:
-        return 0
+def _stream(stream, a, device):
+    """The CUDA stream handle of `stream`, or a's current stream on `device`."""
     if stream is None:
-        return a.stream(info.device)
+        return a.stream(device)
     if isinstance(stream, int):
         return stream
     for attr in ("cuda_stream", "ptr"):
@@ -161,7 +160,7 @@ def transpose(x: Any, axes: Optional[Sequence[int]] = None, *, out: Any = None,
         entry = _plans[key] = _new_plan(info, axes, out_name, out_strides, alpha, beta,
                                         backend, planning)
     plan, out_shape = entry
-    s = _stream(stream, a, info)
+    s = _stream(stream, a, info.device) if info.cuda else 0
     if out is None:
         out = a.empty(out_shape, out_name, x)
         oa = a
@@ -217,6 +216,7 @@ class Plan:
         self.out_shape = tuple(self.shape[i] for i in self.axes)
         self.alpha, self.beta = _scalars(self.dtype, self.out_dtype, alpha, beta)
         cuda, index = _device(device)
+        self._cuda = cuda
         self._plan = _make_plan(self.shape, self.axes, self.dtype, self.out_dtype, None, None,
                                 self.alpha, self.beta, 2 if cuda else 1, index,
                                 _choice(_PLANNING, planning, "planning"))
@@ -225,9 +225,8 @@ class Plan:
         """Transposes x (C-contiguous, the plan's shape and dtype) into out (C-contiguous) or
         a new array, on `stream` (default: the library's current stream)."""
         a = adapter(x)
-        info = a.info(x)
-        if info.dtype != self.dtype:
-            raise TypeError(f"x is {info.dtype}, the plan's dtype {self.dtype}")
+        if a.dtype_of(x) != self.dtype:
+            raise TypeError(f"x is {a.dtype_of(x)}, the plan's dtype {self.dtype}")
         if out is None:
             if self.beta != 0:
                 raise ValueError("beta != 0 reads out: pass out=")
@@ -235,9 +234,11 @@ class Plan:
             oa = a
         else:
             oa = adapter(out, "out")
-            if oa.info(out, "out").dtype != self.out_dtype:
-                raise TypeError(f"out is not {self.out_dtype}")
-        s = _stream(stream, a, info)
+            if oa.dtype_of(out) != self.out_dtype:
+                raise TypeError(f"out is {oa.dtype_of(out)}, the plan's out_dtype "
+                                f"{self.out_dtype}")
+        # Shapes, strides and devices: checked by the extension.
+        s = _stream(stream, a, a.device_of(x)) if self._cuda else 0
         self._plan.execute(a.export(x), oa.export(out, writable=True), s)
         return oa.finish(out, s)
 
@@ -276,5 +277,5 @@ def transpose_inplace(x: Any, axes: Sequence[int], *, stream: Any = None) -> Any
         raise ValueError("transpose_inplace needs a C-contiguous array")
     axes = _axes(axes, len(info.shape))
     _core.transpose_inplace(a.export(x, writable=True), list(axes), 2 if info.cuda else 1,
-                            info.device, _stream(stream, a, info))
+                            info.device, _stream(stream, a, info.device) if info.cuda else 0)
     return x

@@ -85,7 +85,27 @@ def element_strides(byte_strides, itemsize, what):
     return tuple(out)
 
 
-class Numpy:
+class Adapter:
+    """The defaults; each library's adapter below overrides what differs."""
+    name = ""
+
+    def dtype_of(self, x):
+        return dtype_name(x.dtype)
+
+    def device_of(self, x):
+        return self.info(x).device
+
+    def export(self, x, writable=False):
+        return x
+
+    def stream(self, device):
+        return 0
+
+    def finish(self, y, stream):
+        return y
+
+
+class Numpy(Adapter):
     name = "numpy"
 
     def __init__(self):
@@ -112,14 +132,11 @@ class Numpy:
             return x.view(UINT_OF_SIZE[x.itemsize])
         return x
 
-    def stream(self, device):
-        return 0
-
-    def finish(self, y, stream):
-        return y
+    def device_of(self, x):
+        return -1
 
 
-class Torch:
+class Torch(Adapter):
     name = "torch"
 
     def __init__(self):
@@ -129,9 +146,9 @@ class Torch:
         self.stream = raw or (lambda device: torch.cuda.current_stream(device).cuda_stream)
 
     def info(self, x, what="x"):
-        strides = None if x.is_contiguous() else tuple(x.stride())
-        return Info(tuple(x.shape), strides, dtype_name(x.dtype), x.is_cuda,
-                    x.get_device() if x.is_cuda else -1)
+        device = x.get_device()  # -1 on the CPU
+        return Info(x.shape, None if x.is_contiguous() else x.stride(), dtype_name(x.dtype),
+                    device >= 0, device)
 
     def empty(self, shape, dtype, like):
         return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=like.device)
@@ -139,14 +156,15 @@ class Torch:
     def export(self, x, writable=False):
         # The extension's raw view, not DLPack: PyTorch's __dlpack__ costs several microseconds
         # a call (and refuses tensors that require grad).
-        return (x.data_ptr(), x.shape, x.stride(), x.element_size(), 2 if x.is_cuda else 1,
-                x.get_device())
+        device = x.get_device()
+        return (x.data_ptr(), x.shape, x.stride(), x.element_size(), 2 if device >= 0 else 1,
+                device)
 
-    def finish(self, y, stream):
-        return y
+    def device_of(self, x):
+        return x.get_device()
 
 
-class Cupy:
+class Cupy(Adapter):
     name = "cupy"
 
     def __init__(self):
@@ -161,18 +179,15 @@ class Cupy:
         with like.device:
             return self.cp.empty(shape, dtype)
 
-    def export(self, x, writable=False):
-        return x
-
     def stream(self, device):
         with self.cp.cuda.Device(device):
             return self.cp.cuda.get_current_stream().ptr
 
-    def finish(self, y, stream):
-        return y
+    def device_of(self, x):
+        return x.device.id
 
 
-class Jax:
+class Jax(Adapter):
     """JAX arrays are immutable and their work is ordered on JAX's own streams: inputs are
     waited for (block_until_ready), results are fresh arrays (jnp.empty) that xpose fills before
     anyone sees them, on the legacy default stream, which is then waited for."""
@@ -202,15 +217,12 @@ class Jax:
         # fresh results are ever written.
         return x.__dlpack__() if writable else x
 
-    def stream(self, device):
-        return 0
-
     def finish(self, y, stream):
         _core.synchronize(stream)
         return y
 
 
-class Generic:
+class Generic(Adapter):
     """Any other object with __dlpack__ or the buffer protocol: read through the extension;
     results are numpy arrays on the CPU, and need out= on a GPU."""
     name = "dlpack"
@@ -231,14 +243,8 @@ class Generic:
                             f"{type(like).__name__}: pass out=")
         return Numpy().empty(shape, dtype, like)
 
-    def export(self, x, writable=False):
-        return x
-
-    def stream(self, device):
-        return 0
-
-    def finish(self, y, stream):
-        return y
+    def dtype_of(self, x):
+        return self.info(x).dtype
 
 
 def _dense(shape):
