@@ -117,9 +117,10 @@ def test_torch_strided_and_out(rng):
     assert same_bytes(out, x.permute(2, 0, 1))
 
 
+# No float64 -> fp8 here: PyTorch converts it through float32 (two roundings), xpose in one.
 @pytest.mark.parametrize("src,dst", [("float32", "bfloat16"), ("float32", "float16"),
                                      ("float16", "float32"), ("bfloat16", "float8_e4m3fn"),
-                                     ("float64", "float8_e5m2"), ("complex64", "complex128")])
+                                     ("float32", "float8_e5m2"), ("complex64", "complex128")])
 def test_torch_conversion(rng, src, dst):
     g = gen(int(rng.integers(1 << 30)))
     x = random_tensor((33, 17, 5), src, g)
