@@ -106,6 +106,13 @@ def _make_plan(shape, axes, in_name, out_name, in_strides, out_strides, alpha, b
                       alpha, beta, backend, device, planning)
 
 
+def _out_adapter(out):
+    oa = adapter(out, "out")
+    if oa.name == "jax":
+        raise TypeError("out is a JAX array, and JAX arrays are immutable: leave out=None")
+    return oa
+
+
 def _backend(backend, info, what="x"):
     code = _choice(_BACKENDS, backend, "backend")
     want = 2 if info.cuda else 1
@@ -144,7 +151,7 @@ def transpose(x: Any, axes: Optional[Sequence[int]] = None, *, out: Any = None,
         out_name = info.dtype if dtype is None else dtype_name(dtype)
         out_strides = None
     else:
-        oa = adapter(out, "out")
+        oa = _out_adapter(out)
         oinfo = oa.info(out, "out")
         out_name, out_strides = oinfo.dtype, oinfo.strides
         if dtype is not None and dtype_name(dtype) != out_name:
@@ -233,7 +240,7 @@ class Plan:
             out = a.empty(self.out_shape, self.out_dtype, x)
             oa = a
         else:
-            oa = adapter(out, "out")
+            oa = _out_adapter(out)
             if oa.dtype_of(out) != self.out_dtype:
                 raise TypeError(f"out is {oa.dtype_of(out)}, the plan's out_dtype "
                                 f"{self.out_dtype}")

@@ -167,3 +167,5 @@ def test_jax(rng):
         assert bool(jnp.array_equal(y, jnp.transpose(x, (1, 2, 0))))
     with pytest.raises(TypeError):
         xpose.transpose_inplace(x, (0, 2, 1))
+    with pytest.raises(TypeError, match="immutable"):
+        xpose.transpose(x, (0, 1, 2), out=jnp.empty_like(x))
