@@ -84,7 +84,7 @@ double random_scalar(Rng& rng) {
 
 // Runs one case through cpu_make_plan on a hand-built Problem (or, with `api`, through
 // xpose_plan_create_ex and xpose_execute) and the reference (gtest assertions).
-void check(const TypedCase& c, int threads, uint64_t seed, const std::string& isa = "",
+void check(const TypedCase& c, int threads, uint64_t seed, const std::string& schema = "",
            bool api = false) {
   const std::vector<int64_t> is = c.input_strides(), os = c.output_strides();
   int64_t ilo, ihi, olo, ohi;
@@ -121,7 +121,7 @@ void check(const TypedCase& c, int threads, uint64_t seed, const std::string& is
     const Problem p = problem_of(c);
     const xpose_options_t o = xpose_test::cpu_options(XPOSE_COL_MAJOR, threads);
     BackendPlanPtr plan;
-    ASSERT_EQ(cpu_make_plan(p, o, isa.empty() ? "" : "typed:isa=" + isa, &plan), XPOSE_SUCCESS)
+    ASSERT_EQ(cpu_make_plan(p, o, schema, &plan), XPOSE_SUCCESS)
         << xpose_last_error();
     if (c.volume() > 0)
       ASSERT_EQ(plan->execute(in.data() - ilo * ie, out.data() - olo * oe, nullptr),
@@ -234,9 +234,26 @@ TEST(TypedCpu, EveryInstructionSetAgrees) {
       if (std::string(isa) == "avx512" && !__builtin_cpu_supports("avx512bw")) continue;
       const TypedCase c = random_case(rng, pr.in, pr.out, 0, true);
       SCOPED_TRACE(describe(c) + " isa " + isa);
-      check(c, 2, rng.next(), isa);
+      check(c, 2, rng.next(), std::string("typed:isa=") + isa);
       if (HasFatalFailure()) return;
     }
+}
+
+// Forced tile sides and store modes: odd tiles, non-temporal streaming of the output rows.
+TEST(TypedCpu, ForcedTilesAndStores) {
+  Rng rng(test_seed() ^ 0xf0ced);
+  SCOPED_TRACE(seed_note());
+  const std::vector<Pair> pairs = allowed_pairs();
+  const char* schemas[] = {"typed:nt=1", "typed:nt=0", "typed:ti=3,to=5,nt=1", "typed:ti=1,to=256",
+                           "typed:ti=256,to=1,nt=1", "typed:ti=17,to=33,nt=0"};
+  for (int i = 0; i < 120; ++i) {
+    const Pair pr = pairs[rng.below(pairs.size())];
+    const TypedCase c = random_case(rng, pr.in, pr.out, pr.bytes, i % 3 == 0);
+    const char* schema = schemas[rng.below(6)];
+    SCOPED_TRACE(describe(c) + " schema " + schema);
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema);
+    if (HasFatalFailure()) return;
+  }
 }
 
 // The same through the public entry point: make_problem_ex's normalization (dims dropped and

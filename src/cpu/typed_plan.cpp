@@ -61,7 +61,8 @@ int fastest(int rank, const Extents& extent, const Extents& stride) {
 
 class TypedPlan final : public BackendPlan {
  public:
-  TypedPlan(const Problem& p, RowOp op, const OpKey& key, const ExecSettings& x)
+  TypedPlan(const Problem& p, RowOp op, const OpKey& key, const ExecSettings& x,
+            const TileRequest& tile)
       : op_(op), key_(key), x_(x), ie_(static_cast<int64_t>(p.elem_size)),
         oe_(static_cast<int64_t>(p.out_elem())), volume_(p.volume) {
     const Layout in = p.input();
@@ -74,6 +75,7 @@ class TypedPlan final : public BackendPlan {
     i_ = std::max(0, fastest(p.rank, p.extent, ostr));
     j_ = fastest(p.rank, p.extent, in.stride);
     tiled_ = p.rank >= 2 && j_ >= 0 && j_ != i_;
+    nt_ = x.nt && !key.beta;  // (with beta the output is read first: in cache anyway)
     if (!tiled_) j_ = i_;
     bool grouped[kMaxRank] = {};
     grouped[i_] = grouped[j_] = true;
@@ -99,18 +101,21 @@ class TypedPlan final : public BackendPlan {
     n_j_ = p.rank ? p.extent[j_] : 1;
     is_i_ = p.rank ? in.stride[i_] * ie_ : ie_, os_i_ = p.rank ? ostr[i_] * oe_ : oe_;
     is_j_ = p.rank ? in.stride[j_] * ie_ : ie_, os_j_ = p.rank ? ostr[j_] * oe_ : oe_;
+    nt_ = nt_ && os_i_ == oe_;  // streams whole lines of contiguous output rows only
     outer_volume_ = volume_ / (tiled_ ? n_i_ * n_j_ : n_i_);
     if (tiled_) {
-      const int64_t side = ie_ <= 1 ? 128 : ie_ <= 4 ? 64 : 32;
-      ti_ = std::min(n_j_, side);
-      to_ = std::min(n_i_, std::max<int64_t>(side, kStageBytes / (ti_ * ie_)));
-      to_ = std::min<int64_t>(to_, Tuning::kMaxTileSide);
+      // Columns of 64-128 input bytes, output rows as long as the stage allows.
+      ti_ = std::min(n_j_, tile.ti > 0 ? int64_t{tile.ti} : std::max<int64_t>(8, 128 / ie_));
+      to_ = std::min({n_i_, tile.to > 0 ? int64_t{tile.to} : kStageBytes / (ti_ * ie_),
+                      int64_t{Tuning::kMaxTileSide}});
+      // The stages hold a tile of either side's elements.
+      while (ti_ * to_ * std::max(ie_, oe_) > kStageBytes) to_ = std::max<int64_t>(1, to_ / 2);
       tiles_j_ = (n_j_ + ti_ - 1) / ti_, tiles_i_ = (n_i_ + to_ - 1) / to_;
       units_ = tiles_i_ * tiles_j_ * outer_volume_;
-      direct_ = is_copy() && os_i_ == oe_;
+      direct_ = is_copy() && os_i_ == oe_ && !nt_;
       if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x.isa).fn;
     } else {
-      seg_ = n_group_ > 1 ? kStageBytes / ie_ : kRowSegment;
+      seg_ = n_group_ > 1 || nt_ ? kStageBytes / std::max(ie_, oe_) : kRowSegment;
       segs_ = (n_i_ + seg_ - 1) / seg_;
       units_ = segs_ * outer_volume_;
     }
@@ -136,7 +141,8 @@ class TypedPlan final : public BackendPlan {
 
   std::string describe() const override {
     std::ostringstream d;
-    d << "typed " << (tiled_ ? "tiles" : "rows") << " threads=" << x_.threads << "\n  "
+    d << "typed " << (tiled_ ? "tiles" : "rows") << " nt=" << nt_ << " threads=" << x_.threads
+      << "\n  "
       << ie_ << " B -> " << oe_ << " B elements, types " << key_.in << " -> " << key_.out
       << (key_.alpha ? ", alpha" : "") << (key_.beta ? ", beta (reads out)" : "") << "\n  ";
     if (tiled_)
@@ -175,9 +181,23 @@ class TypedPlan final : public BackendPlan {
     }
   }
 
+  // The operation on `rows` rows of n elements from src into the output at dst (rows dr bytes
+  // apart, elements os_i_): directly, or with nt_ through `ostage` and whole-line streaming.
+  void emit(const char* src, int64_t ss, int64_t sr, char* dst, int64_t dr, int64_t n,
+            int64_t rows, char* ostage) const {
+    if (!nt_) {
+      op_(src, ss, sr, dst, os_i_, dr, n, rows, s_);
+      return;
+    }
+    const int64_t rb = n * oe_;
+    op_(src, ss, sr, ostage, oe_, rb, n, rows, s_);
+    for (int64_t r = 0; r < rows; ++r)
+      copy_bytes(dst + r * dr, ostage + r * rb, static_cast<size_t>(rb), true);
+  }
+
   // Row segments [u0, u1): unit u is segment u % segs_ of the row at outer index u / segs_.
   void rows(const char* in, char* out, int64_t u0, int64_t u1) const {
-    alignas(64) char stage[kStageBytes];
+    alignas(64) char stage[kStageBytes], ostage[kStageBytes];
     int64_t coord[kMaxRank], io, oo;
     outer_offsets(u0 / segs_, coord, &io, &oo);
     for (int64_t u = u0; u < u1; ++u) {
@@ -185,7 +205,7 @@ class TypedPlan final : public BackendPlan {
       if (seg == 0 && u != u0) next_outer(coord, &io, &oo);
       const int64_t e0 = seg * seg_, n = std::min(seg_, n_i_ - e0);
       if (n_group_ == 1) {
-        op_(in + io + e0 * is_i_, is_i_, out + oo + e0 * os_i_, os_i_, n, s_);
+        emit(in + io + e0 * is_i_, is_i_, 0, out + oo + e0 * os_i_, 0, n, 1, ostage);
         continue;
       }
       // The group's rows, back to back in the stage, then one operation into the output.
@@ -212,8 +232,9 @@ class TypedPlan final : public BackendPlan {
           ++digit[g + 1];
         }
       }
-      op_(stage, ie_, out + oo + e0 * os_i_, os_i_, n, s_);
+      emit(stage, ie_, 0, out + oo + e0 * os_i_, 0, n, 1, ostage);
     }
+    if (nt_) store_fence();
   }
 
   // icol[c] = input byte offset of column c0 + c of the I group (n columns).
@@ -237,7 +258,7 @@ class TypedPlan final : public BackendPlan {
 
   // Tiles [u0, u1): I tile fastest, then J tile, then the outer index.
   void tiles(const char* in, char* out, int64_t u0, int64_t u1) const {
-    alignas(64) char stage[kStageBytes + 64];
+    alignas(64) char stage[kStageBytes], ostage[kStageBytes];
     int64_t icol[Tuning::kMaxTileSide], orow[Tuning::kMaxTileSide];
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t ti = u % tiles_i_, tj = (u / tiles_i_) % tiles_j_;
@@ -265,11 +286,11 @@ class TypedPlan final : public BackendPlan {
                         static_cast<size_t>(ie_));
       }
       if (nc == n_i_ && os_j_ == n_i_ * os_i_)  // the whole tile is one run of the output
-        op_(stage, ie_, dst, os_i_, int64_t{nr} * nc, s_);
+        emit(stage, ie_, 0, dst, 0, int64_t{nr} * nc, 1, ostage);
       else
-        for (int r = 0; r < nr; ++r)
-          op_(stage + r * row_bytes, ie_, dst + r * os_j_, os_i_, nc, s_);
+        emit(stage, ie_, row_bytes, dst, os_j_, nc, nr, ostage);
     }
+    if (nt_) store_fence();
   }
 
   RowOp op_;
@@ -277,7 +298,7 @@ class TypedPlan final : public BackendPlan {
   ExecSettings x_;
   Scalars s_;
   int64_t ie_, oe_, volume_;
-  bool tiled_ = false, direct_ = false;
+  bool tiled_ = false, direct_ = false, nt_ = false;
   int i_ = 0, j_ = 0;  // output-fastest dim (rows: the row dim) and input-fastest dim
   int64_t n_i_ = 1, n_j_ = 1, is_i_ = 0, os_i_ = 0, is_j_ = 0, os_j_ = 0;  // bytes
   int n_group_ = 1;  // tiles: I and the output dims continuing it, fastest first
@@ -293,8 +314,8 @@ class TypedPlan final : public BackendPlan {
 
 bool typed_plan_applies(const Problem& p) { return !p.plain() || p.reads_out(); }
 
-bool make_typed_plan(const Problem& p, const ExecSettings& x, BackendPlanPtr* plan,
-                     std::string* why) {
+bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest& tile,
+                     BackendPlanPtr* plan, std::string* why) {
   const OpKey key = op_key(p);
   const RowOp op = find_op(key, x.isa);
   if (op == nullptr) {
@@ -302,7 +323,7 @@ bool make_typed_plan(const Problem& p, const ExecSettings& x, BackendPlanPtr* pl
            std::to_string(key.out) + " (or this CPU lacks the forced instruction set)";
     return false;
   }
-  *plan = std::make_shared<TypedPlan>(p, op, key, x);
+  *plan = std::make_shared<TypedPlan>(p, op, key, x, tile);
   return true;
 }
 
