@@ -10,9 +10,11 @@
 // Work units (row segments, tiles) are spread over OpenMP threads by run_chunks like the dense
 // schemas'. Strides come from the Problem, in elements, turned into bytes here.
 #include <algorithm>
-#include <cstring>
+#include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <sstream>
 
 #include "core/status.hpp"
@@ -24,7 +26,28 @@ namespace xpose::detail::cpu {
 namespace {
 
 constexpr int64_t kRowSegment = 4096;       // elements per row unit (long rows split)
-constexpr int64_t kStageBytes = 16 << 10;   // a tile's staging buffer (L1-resident)
+constexpr int64_t kStageBytes = 64 << 10;   // a tile's staging buffer (L2-resident)
+
+// out[k] = byte offset of combined index q0 + k over `count` dims (extents ext, byte strides
+// stride, first fastest), k < n: an odometer from q0's digits.
+void offsets(int64_t q0, int n, const int64_t* ext, const int64_t* stride, int count,
+             int64_t* out) {
+  int64_t digit[kMaxRank], off = 0;
+  for (int g = 0; g < count; ++g) {
+    digit[g] = q0 % ext[g];
+    q0 /= ext[g];
+    off += digit[g] * stride[g];
+  }
+  for (int k = 0; k < n; ++k) {
+    out[k] = off;
+    for (int g = 0; g < count; ++g) {
+      off += stride[g];
+      if (++digit[g] < ext[g]) break;
+      off -= stride[g] * ext[g];
+      digit[g] = 0;
+    }
+  }
+}
 
 bool is_complex(xpose_type_t t) { return t == XPOSE_TYPE_C32 || t == XPOSE_TYPE_C64; }
 
@@ -77,37 +100,44 @@ class TypedPlan final : public BackendPlan {
     tiled_ = p.rank >= 2 && j_ >= 0 && j_ != i_;
     nt_ = x.nt && !key.beta;  // (with beta the output is read first: in cache anyway)
     if (!tiled_) j_ = i_;
+    // I: the output-fastest dim and the output dims continuing it (tiles: their input offsets
+    // per column come from icol; rows: short rows are staged back to back), so that short output
+    // rows still give long element operations. J (tiles): the input-fastest dim and the input
+    // dims continuing it (a contiguous tile column; their output offsets per row from orow).
     bool grouped[kMaxRank] = {};
-    grouped[i_] = grouped[j_] = true;
-    group_ext_[0] = p.rank ? p.extent[i_] : 1, group_is_[0] = p.rank ? in.stride[i_] * ie_ : 0;
-    n_group_ = 1;
-    // The output dims that continue I in the output join it (tiles: their input offsets per
-    // column come from icol; rows: short rows are staged back to back), so that short output
-    // rows still give long element operations.
-    for (int last = i_, k = 0; k < p.rank; ++k) {
-      if (grouped[k] || p.extent[k] <= 1 || ostr[k] != ostr[last] * p.extent[last]) continue;
-      grouped[k] = true;
-      group_ext_[n_group_] = p.extent[k], group_is_[n_group_++] = in.stride[k] * ie_;
-      last = k, k = -1;  // look for the dim continuing this one
-    }
+    if (p.rank) grouped[i_] = grouped[j_] = true;
+    const auto group = [&](int first, const Extents& along, const Extents& other, int64_t* ext,
+                           int64_t* other_bytes, int64_t other_eb) {
+      int n = 0;
+      ext[n] = p.rank ? p.extent[first] : 1, other_bytes[n++] = p.rank ? other[first] * other_eb : 0;
+      for (int last = first, k = 0; p.rank && k < p.rank; ++k) {
+        if (grouped[k] || p.extent[k] <= 1 || along[k] != along[last] * p.extent[last]) continue;
+        grouped[k] = true;
+        ext[n] = p.extent[k], other_bytes[n++] = other[k] * other_eb;
+        last = k, k = -1;  // look for the dim continuing this one
+      }
+      return n;
+    };
+    n_group_ = group(i_, ostr, in.stride, group_ext_, group_is_, ie_);
+    if (tiled_) n_jgroup_ = group(j_, in.stride, ostr, jgroup_ext_, jgroup_os_, oe_);
     for (int k = 0; k < p.rank; ++k) {
       if (grouped[k]) continue;
       outer_ext_[outer_] = p.extent[k];
       outer_is_[outer_] = in.stride[k] * ie_;
       outer_os_[outer_++] = ostr[k] * oe_;
     }
-    n_i_ = 1;
+    n_i_ = n_j_ = 1;
     for (int g = 0; g < n_group_; ++g) n_i_ *= group_ext_[g];
-    n_j_ = p.rank ? p.extent[j_] : 1;
+    for (int g = 0; tiled_ && g < n_jgroup_; ++g) n_j_ *= jgroup_ext_[g];
     is_i_ = p.rank ? in.stride[i_] * ie_ : ie_, os_i_ = p.rank ? ostr[i_] * oe_ : oe_;
     is_j_ = p.rank ? in.stride[j_] * ie_ : ie_, os_j_ = p.rank ? ostr[j_] * oe_ : oe_;
     nt_ = nt_ && os_i_ == oe_;  // streams whole lines of contiguous output rows only
     outer_volume_ = volume_ / (tiled_ ? n_i_ * n_j_ : n_i_);
     if (tiled_) {
-      // Columns of 64-128 input bytes, output rows as long as the stage allows.
-      ti_ = std::min(n_j_, tile.ti > 0 ? int64_t{tile.ti} : std::max<int64_t>(8, 128 / ie_));
-      to_ = std::min({n_i_, tile.to > 0 ? int64_t{tile.to} : kStageBytes / (ti_ * ie_),
-                      int64_t{Tuning::kMaxTileSide}});
+      // The dense tiled schemas' default sides (tuning table), or the forced ones.
+      const TileShape def = kTuning.tile_by_size[std::min(4, std::countr_zero(uint64_t(ie_)))];
+      ti_ = std::min(n_j_, int64_t{tile.ti > 0 ? tile.ti : def.ti});
+      to_ = std::min({n_i_, int64_t{tile.to > 0 ? tile.to : def.to}, int64_t{Tuning::kMaxTileSide}});
       // The stages hold a tile of either side's elements.
       while (ti_ * to_ * std::max(ie_, oe_) > kStageBytes) to_ = std::max<int64_t>(1, to_ / 2);
       tiles_j_ = (n_j_ + ti_ - 1) / ti_, tiles_i_ = (n_i_ + to_ - 1) / to_;
@@ -126,8 +156,13 @@ class TypedPlan final : public BackendPlan {
     auto* dst = static_cast<char*>(out);
     const int64_t bytes = volume_ * (ie_ + oe_ * (key_.beta ? 2 : 1));
     run_chunks(x_.threads, units_, bytes, [&](int64_t u0, int64_t u1) {
-      if (tiled_) tiles(src, dst, u0, u1);
-      else rows(src, dst, u0, u1);
+      // The two stages of this range (input elements, converted output), L2-resident.
+      std::unique_ptr<char[]> buffers(new (std::nothrow) char[2 * kStageBytes + 64]);
+      if (!buffers) std::abort();  // 128 KiB: as unreachable as a stack overflow
+      char* stage = buffers.get() + (64 - reinterpret_cast<uintptr_t>(buffers.get()) % 64) % 64;
+      if (tiled_) tiles(src, dst, u0, u1, stage, stage + kStageBytes);
+      else rows(src, dst, u0, u1, stage, stage + kStageBytes);
+      if (nt_) store_fence();
     });
     return XPOSE_SUCCESS;
   }
@@ -196,8 +231,7 @@ class TypedPlan final : public BackendPlan {
   }
 
   // Row segments [u0, u1): unit u is segment u % segs_ of the row at outer index u / segs_.
-  void rows(const char* in, char* out, int64_t u0, int64_t u1) const {
-    alignas(64) char stage[kStageBytes], ostage[kStageBytes];
+  void rows(const char* in, char* out, int64_t u0, int64_t u1, char* stage, char* ostage) const {
     int64_t coord[kMaxRank], io, oo;
     outer_offsets(u0 / segs_, coord, &io, &oo);
     for (int64_t u = u0; u < u1; ++u) {
@@ -234,32 +268,11 @@ class TypedPlan final : public BackendPlan {
       }
       emit(stage, ie_, 0, out + oo + e0 * os_i_, 0, n, 1, ostage);
     }
-    if (nt_) store_fence();
-  }
-
-  // icol[c] = input byte offset of column c0 + c of the I group (n columns).
-  void columns(int64_t c0, int n, int64_t* icol) const {
-    int64_t digit[kMaxRank], off = 0;
-    for (int g = 0; g < n_group_; ++g) {
-      digit[g] = c0 % group_ext_[g];
-      c0 /= group_ext_[g];
-      off += digit[g] * group_is_[g];
-    }
-    for (int c = 0; c < n; ++c) {
-      icol[c] = off;
-      for (int g = 0; g < n_group_; ++g) {
-        off += group_is_[g];
-        if (++digit[g] < group_ext_[g]) break;
-        off -= group_is_[g] * group_ext_[g];
-        digit[g] = 0;
-      }
-    }
   }
 
   // Tiles [u0, u1): I tile fastest, then J tile, then the outer index.
-  void tiles(const char* in, char* out, int64_t u0, int64_t u1) const {
-    alignas(64) char stage[kStageBytes], ostage[kStageBytes];
-    int64_t icol[Tuning::kMaxTileSide], orow[Tuning::kMaxTileSide];
+  void tiles(const char* in, char* out, int64_t u0, int64_t u1, char* stage, char* ostage) const {
+    int64_t icol[Tuning::kMaxTileSide], orow[Tuning::kMaxTileSide], srow[Tuning::kMaxTileSide];
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t ti = u % tiles_i_, tj = (u / tiles_i_) % tiles_j_;
       int64_t coord[kMaxRank], io, oo;
@@ -268,29 +281,32 @@ class TypedPlan final : public BackendPlan {
       const int nr = static_cast<int>(std::min(ti_, n_j_ - r0));
       const int nc = static_cast<int>(std::min(to_, n_i_ - c0));
       const char* src = in + io + r0 * is_j_;
-      char* dst = out + oo + r0 * os_j_ + c0 * os_i_;
-      columns(c0, nc, icol);
+      char* dst = out + oo + c0 * os_i_;
+      offsets(c0, nc, group_ext_, group_is_, n_group_, icol);
+      offsets(r0, nr, jgroup_ext_, jgroup_os_, n_jgroup_, orow);
       if (direct_ && kernel_) {
-        for (int r = 0; r < nr; ++r) orow[r] = r * os_j_;
         kernel_(src, icol, dst, orow, nr, nc, static_cast<size_t>(ie_));
         continue;
       }
       const int64_t row_bytes = nc * ie_;
       if (kernel_) {
-        for (int r = 0; r < nr; ++r) orow[r] = r * row_bytes;
-        kernel_(src, icol, stage, orow, nr, nc, static_cast<size_t>(ie_));
+        for (int r = 0; r < nr; ++r) srow[r] = r * row_bytes;
+        kernel_(src, icol, stage, srow, nr, nc, static_cast<size_t>(ie_));
       } else {
         for (int r = 0; r < nr; ++r)
           for (int c = 0; c < nc; ++c)
             std::memcpy(stage + r * row_bytes + c * ie_, src + r * is_j_ + icol[c],
                         static_cast<size_t>(ie_));
       }
-      if (nc == n_i_ && os_j_ == n_i_ * os_i_)  // the whole tile is one run of the output
-        emit(stage, ie_, 0, dst, 0, int64_t{nr} * nc, 1, ostage);
-      else
-        emit(stage, ie_, row_bytes, dst, os_j_, nc, nr, ostage);
+      if (n_jgroup_ > 1) {  // rows land at irregular offsets
+        for (int r = 0; r < nr; ++r)
+          emit(stage + r * row_bytes, ie_, 0, dst + orow[r], 0, nc, 1, ostage);
+      } else if (nc == n_i_ && os_j_ == n_i_ * os_i_) {  // the tile is one run of the output
+        emit(stage, ie_, 0, dst + orow[0], 0, int64_t{nr} * nc, 1, ostage);
+      } else {
+        emit(stage, ie_, row_bytes, dst + orow[0], os_j_, nc, nr, ostage);
+      }
     }
-    if (nt_) store_fence();
   }
 
   RowOp op_;
@@ -301,8 +317,10 @@ class TypedPlan final : public BackendPlan {
   bool tiled_ = false, direct_ = false, nt_ = false;
   int i_ = 0, j_ = 0;  // output-fastest dim (rows: the row dim) and input-fastest dim
   int64_t n_i_ = 1, n_j_ = 1, is_i_ = 0, os_i_ = 0, is_j_ = 0, os_j_ = 0;  // bytes
-  int n_group_ = 1;  // tiles: I and the output dims continuing it, fastest first
-  int64_t group_ext_[kMaxRank]{}, group_is_[kMaxRank]{};
+  int n_group_ = 1;   // I and the output dims continuing it, fastest first
+  int64_t group_ext_[kMaxRank]{}, group_is_[kMaxRank]{};      // (input byte strides)
+  int n_jgroup_ = 1;  // tiles: J and the input dims continuing it
+  int64_t jgroup_ext_[kMaxRank]{1}, jgroup_os_[kMaxRank]{};  // (output byte strides)
   int outer_ = 0;
   int64_t outer_ext_[kMaxRank]{}, outer_is_[kMaxRank]{}, outer_os_[kMaxRank]{};
   int64_t outer_volume_ = 1, units_ = 1, segs_ = 1, seg_ = kRowSegment;
