@@ -11,6 +11,7 @@
 // schemas'. Strides come from the Problem, in elements, turned into bytes here.
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -328,12 +329,26 @@ class TypedPlan final : public BackendPlan {
   TileFn kernel_ = nullptr;
 };
 
+// XPOSE_CPU_TYPED_TILE=TIxTO overrides the default tile sides (experiments; read once).
+TileRequest default_tile() {
+  static const TileRequest t = [] {
+    TileRequest r;
+    const char* v = std::getenv("XPOSE_CPU_TYPED_TILE");
+    if (v == nullptr || std::sscanf(v, "%dx%d", &r.ti, &r.to) != 2 || r.ti < 1 || r.to < 1 ||
+        r.ti > Tuning::kMaxTileSide || r.to > Tuning::kMaxTileSide)
+      r = TileRequest{};
+    return r;
+  }();
+  return t;
+}
+
 }  // namespace
 
 bool typed_plan_applies(const Problem& p) { return !p.plain() || p.reads_out(); }
 
-bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest& tile,
+bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest& forced,
                      BackendPlanPtr* plan, std::string* why) {
+  const TileRequest tile = forced.ti > 0 || forced.to > 0 ? forced : default_tile();
   const OpKey key = op_key(p);
   const RowOp op = find_op(key, x.isa);
   if (op == nullptr) {
