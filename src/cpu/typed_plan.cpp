@@ -107,20 +107,29 @@ class TypedPlan final : public BackendPlan {
     // dims continuing it (a contiguous tile column; their output offsets per row from orow).
     bool grouped[kMaxRank] = {};
     if (p.rank) grouped[i_] = grouped[j_] = true;
-    const auto group = [&](int first, const Extents& along, const Extents& other, int64_t* ext,
-                           int64_t* other_bytes, int64_t other_eb) {
+    const auto group = [&](int first, const Extents& along, int64_t along_eb,
+                           const Extents& other, int64_t other_eb, int64_t* ext,
+                           int64_t* along_bytes, int64_t* other_bytes) {
       int n = 0;
-      ext[n] = p.rank ? p.extent[first] : 1, other_bytes[n++] = p.rank ? other[first] * other_eb : 0;
+      const auto add = [&](int k) {
+        ext[n] = p.rank ? p.extent[k] : 1;
+        along_bytes[n] = (p.rank ? along[k] : 1) * along_eb;
+        other_bytes[n++] = (p.rank ? other[k] : 1) * other_eb;
+      };
+      add(first);
       for (int last = first, k = 0; p.rank && k < p.rank; ++k) {
         if (grouped[k] || p.extent[k] <= 1 || along[k] != along[last] * p.extent[last]) continue;
         grouped[k] = true;
-        ext[n] = p.extent[k], other_bytes[n++] = other[k] * other_eb;
+        add(k);
         last = k, k = -1;  // look for the dim continuing this one
       }
       return n;
     };
-    n_group_ = group(i_, ostr, in.stride, group_ext_, group_is_, ie_);
-    if (tiled_) n_jgroup_ = group(j_, in.stride, ostr, jgroup_ext_, jgroup_os_, oe_);
+    int64_t jgroup_is[kMaxRank];
+    n_group_ = group(i_, ostr, oe_, in.stride, ie_, group_ext_, group_os_, group_is_);
+    if (tiled_)
+      n_jgroup_ = group(j_, in.stride, ie_, ostr, oe_, jgroup_ext_, jgroup_is, jgroup_os_);
+    if (tiled_) widen_columns(p, ostr, in.stride, grouped);
     for (int k = 0; k < p.rank; ++k) {
       if (grouped[k]) continue;
       outer_ext_[outer_] = p.extent[k];
@@ -143,7 +152,7 @@ class TypedPlan final : public BackendPlan {
       while (ti_ * to_ * std::max(ie_, oe_) > kStageBytes) to_ = std::max<int64_t>(1, to_ / 2);
       tiles_j_ = (n_j_ + ti_ - 1) / ti_, tiles_i_ = (n_i_ + to_ - 1) / to_;
       units_ = tiles_i_ * tiles_j_ * outer_volume_;
-      direct_ = is_copy() && os_i_ == oe_ && !nt_;
+      direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
       if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x.isa).fn;
     } else {
       seg_ = n_group_ > 1 || nt_ ? kStageBytes / std::max(ie_, oe_) : kRowSegment;
@@ -217,6 +226,27 @@ class TypedPlan final : public BackendPlan {
     }
   }
 
+  // Tiles whose output rows stay short (padded or scattered output dims) take further output
+  // dims into I, by output stride, until a row of the group spans a default tile side: the
+  // columns' input offsets come from icol, the output rows are then runs along I's first dim.
+  void widen_columns(const Problem& p, const Extents& ostr, const Extents& istr, bool* grouped) {
+    const int64_t target = kTuning.tile_by_size[std::min(4, std::countr_zero(uint64_t(ie_)))].to;
+    int64_t n = 1;
+    for (int g = 0; g < n_group_; ++g) n *= group_ext_[g];
+    while (n < target && n_group_ < p.rank) {
+      int k = -1;
+      for (int d = 0; d < p.rank; ++d)
+        if (!grouped[d] && p.extent[d] > 1 && (k < 0 || std::llabs(ostr[d]) < std::llabs(ostr[k])))
+          k = d;
+      if (k < 0) break;
+      grouped[k] = true;
+      i_runs_ = true;
+      group_ext_[n_group_] = p.extent[k], group_is_[n_group_] = istr[k] * ie_;
+      group_os_[n_group_++] = ostr[k] * oe_;
+      n *= p.extent[k];
+    }
+  }
+
   // The operation on `rows` rows of n elements from src into the output at dst (rows dr bytes
   // apart, elements os_i_): directly, or with nt_ through `ostage` and whole-line streaming.
   void emit(const char* src, int64_t ss, int64_t sr, char* dst, int64_t dr, int64_t n,
@@ -226,6 +256,11 @@ class TypedPlan final : public BackendPlan {
       return;
     }
     const int64_t rb = n * oe_;
+    if (is_copy() && ss == ie_) {  // the staged rows are the output rows already
+      for (int64_t r = 0; r < rows; ++r)
+        copy_bytes(dst + r * dr, src + r * sr, static_cast<size_t>(rb), true);
+      return;
+    }
     op_(src, ss, sr, ostage, oe_, rb, n, rows, s_);
     for (int64_t r = 0; r < rows; ++r)
       copy_bytes(dst + r * dr, ostage + r * rb, static_cast<size_t>(rb), true);
@@ -299,7 +334,22 @@ class TypedPlan final : public BackendPlan {
             std::memcpy(stage + r * row_bytes + c * ie_, src + r * is_j_ + icol[c],
                         static_cast<size_t>(ie_));
       }
-      if (n_jgroup_ > 1) {  // rows land at irregular offsets
+      if (i_runs_) {  // output rows are runs along I's first dim, at their own offsets
+        for (int c = 0; c < nc;) {
+          const int64_t q = c0 + c;
+          const int len = static_cast<int>(std::min<int64_t>(group_ext_[0] - q % group_ext_[0],
+                                                              nc - c));
+          int64_t ocol;
+          offsets(q, 1, group_ext_, group_os_, n_group_, &ocol);
+          char* base = out + oo + ocol;
+          if (n_jgroup_ > 1)
+            for (int r = 0; r < nr; ++r)
+              emit(stage + r * row_bytes + c * ie_, ie_, 0, base + orow[r], 0, len, 1, ostage);
+          else
+            emit(stage + c * ie_, ie_, row_bytes, base + orow[0], os_j_, len, nr, ostage);
+          c += len;
+        }
+      } else if (n_jgroup_ > 1) {  // rows land at irregular offsets
         for (int r = 0; r < nr; ++r)
           emit(stage + r * row_bytes, ie_, 0, dst + orow[r], 0, nc, 1, ostage);
       } else if (nc == n_i_ && os_j_ == n_i_ * os_i_) {  // the tile is one run of the output
@@ -319,7 +369,8 @@ class TypedPlan final : public BackendPlan {
   int i_ = 0, j_ = 0;  // output-fastest dim (rows: the row dim) and input-fastest dim
   int64_t n_i_ = 1, n_j_ = 1, is_i_ = 0, os_i_ = 0, is_j_ = 0, os_j_ = 0;  // bytes
   int n_group_ = 1;   // I and the output dims continuing it, fastest first
-  int64_t group_ext_[kMaxRank]{}, group_is_[kMaxRank]{};      // (input byte strides)
+  int64_t group_ext_[kMaxRank]{}, group_is_[kMaxRank]{}, group_os_[kMaxRank]{};  // bytes
+  bool i_runs_ = false;  // the I group has dims that do not continue the output row
   int n_jgroup_ = 1;  // tiles: J and the input dims continuing it
   int64_t jgroup_ext_[kMaxRank]{1}, jgroup_os_[kMaxRank]{};  // (output byte strides)
   int outer_ = 0;
