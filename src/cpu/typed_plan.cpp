@@ -158,6 +158,12 @@ class TypedPlan final : public BackendPlan {
       seg_ = n_group_ > 1 || nt_ ? kStageBytes / std::max(ie_, oe_) : kRowSegment;
       segs_ = (n_i_ + seg_ - 1) / seg_;
       units_ = segs_ * outer_volume_;
+      // Short single rows: a unit is all rows along the first outer dim, one 2D operation.
+      if (n_group_ == 1 && segs_ == 1 && outer_ > 0 && n_i_ * kTuning.line_bytes < 4096 &&
+          n_i_ * outer_ext_[0] * std::max(ie_, oe_) <= kStageBytes) {
+        batch_ = outer_ext_[0];
+        units_ = outer_volume_ / batch_;
+      }
     }
   }
 
@@ -269,6 +275,13 @@ class TypedPlan final : public BackendPlan {
   // Row segments [u0, u1): unit u is segment u % segs_ of the row at outer index u / segs_.
   void rows(const char* in, char* out, int64_t u0, int64_t u1, char* stage, char* ostage) const {
     int64_t coord[kMaxRank], io, oo;
+    if (batch_ > 1) {
+      for (int64_t u = u0; u < u1; ++u) {
+        outer_offsets(u * batch_, coord, &io, &oo);
+        emit(in + io, is_i_, outer_is_[0], out + oo, outer_os_[0], n_i_, batch_, ostage);
+      }
+      return;
+    }
     outer_offsets(u0 / segs_, coord, &io, &oo);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t seg = u % segs_;
@@ -375,7 +388,7 @@ class TypedPlan final : public BackendPlan {
   int64_t jgroup_ext_[kMaxRank]{1}, jgroup_os_[kMaxRank]{};  // (output byte strides)
   int outer_ = 0;
   int64_t outer_ext_[kMaxRank]{}, outer_is_[kMaxRank]{}, outer_os_[kMaxRank]{};
-  int64_t outer_volume_ = 1, units_ = 1, segs_ = 1, seg_ = kRowSegment;
+  int64_t outer_volume_ = 1, units_ = 1, segs_ = 1, seg_ = kRowSegment, batch_ = 1;
   int64_t ti_ = 1, to_ = 1, tiles_i_ = 1, tiles_j_ = 1;
   TileFn kernel_ = nullptr;
 };
