@@ -188,7 +188,8 @@ std::vector<Pair> allowed_pairs() {
   for (int a = XPOSE_TYPE_C32; a <= XPOSE_TYPE_C64; ++a)
     for (int b = XPOSE_TYPE_C32; b <= XPOSE_TYPE_C64; ++b)
       v.push_back({xpose_type_t(a), xpose_type_t(b), 0});
-  for (int a = XPOSE_TYPE_I8; a <= XPOSE_TYPE_U64; ++a) v.push_back({xpose_type_t(a), xpose_type_t(a), 0});
+  for (int a = XPOSE_TYPE_I8; a <= XPOSE_TYPE_U64; ++a)
+    v.push_back({xpose_type_t(a), xpose_type_t(a), 0});
   for (size_t b : {1, 2, 4, 8, 16}) v.push_back({XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, b});
   return v;
 }
@@ -223,11 +224,11 @@ TEST(TypedCpu, LargerProblemsSpanTilesAndRowSegments) {
 TEST(TypedCpu, EveryInstructionSetAgrees) {
   Rng rng(test_seed() ^ 0x15a);
   SCOPED_TRACE(seed_note());
-  const Pair pairs[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_F32, XPOSE_TYPE_F16, 0},
-                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0},
-                        {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
-                        {XPOSE_TYPE_F64, XPOSE_TYPE_F8_E5M2, 0}, {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0},
-                        {XPOSE_TYPE_C32, XPOSE_TYPE_C64, 0}};
+  const Pair pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0},     {XPOSE_TYPE_F32, XPOSE_TYPE_F16, 0},
+      {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0},      {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
+      {XPOSE_TYPE_F64, XPOSE_TYPE_F8_E5M2, 0},  {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0},
+      {XPOSE_TYPE_C32, XPOSE_TYPE_C64, 0}};
   for (const Pair& pr : pairs)
     for (const char* isa : {"scalar", "avx2", "avx512"}) {
       if (std::string(isa) == "avx2" && !__builtin_cpu_supports("avx2")) continue;

@@ -28,8 +28,8 @@ struct FloatOp {
   using In = BitsOf<IT>;
   using Out = BitsOf<OT>;
   static constexpr int kParts = 1;
-  XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x, typename Raw<sizeof(Out)>::type* y,
-                 C ar, C, C br, C) {
+  XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x,
+                           typename Raw<sizeof(Out)>::type* y, C ar, C, C br, C) {
     const C v = cvt::load_as<IT, C>(*x);
     const C w = kB ? cvt::load_as<OT, C>(*y) : C{0};
     *y = cvt::store_from<OT, C>(cvt::axpby<kA, kB>(ar, v, br, w));
@@ -43,8 +43,8 @@ struct ComplexOp {
   using In = BitsOf<IT>;
   using Out = BitsOf<OT>;
   static constexpr int kParts = 2;
-  XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x, typename Raw<sizeof(Out)>::type* y,
-                 C ar, C ai, C br, C bi) {
+  XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x,
+                           typename Raw<sizeof(Out)>::type* y, C ar, C ai, C br, C bi) {
     const cvt::Complex<C> v{cvt::load_as<IT, C>(x[0]), cvt::load_as<IT, C>(x[1])};
     cvt::Complex<C> w{0, 0};
     if constexpr (kB) w = {cvt::load_as<OT, C>(y[0]), cvt::load_as<OT, C>(y[1])};
@@ -62,7 +62,9 @@ struct IntOp {
   using In = typename Raw<N>::type;
   using Out = In;
   static constexpr int kParts = 1;
-  XPOSE_CVT static void at(const In* x, Out* y, C, C, C, C) { *y = kB ? cvt::wrap_add(*x, *y) : *x; }
+  XPOSE_CVT static void at(const In* x, Out* y, C, C, C, C) {
+    *y = kB ? cvt::wrap_add(*x, *y) : *x;
+  }
 };
 
 template <class Op>

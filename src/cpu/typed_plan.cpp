@@ -78,7 +78,8 @@ RowOp find_op(const OpKey& k, Isa isa) {
 int fastest(int rank, const Extents& extent, const Extents& stride) {
   int best = -1;
   for (int k = 0; k < rank; ++k)
-    if (stride[k] != 0 && extent[k] > 1 && (best < 0 || std::llabs(stride[k]) < std::llabs(stride[best])))
+    if (stride[k] != 0 && extent[k] > 1 &&
+        (best < 0 || std::llabs(stride[k]) < std::llabs(stride[best])))
       best = k;
   return best;
 }
@@ -90,81 +91,23 @@ class TypedPlan final : public BackendPlan {
       : op_(op), key_(key), x_(x), ie_(static_cast<int64_t>(p.elem_size)),
         oe_(static_cast<int64_t>(p.out_elem())), volume_(p.volume) {
     const Layout in = p.input();
-    const Extents os = p.output_strides();
+    const Extents ostr = p.output_strides();
     s_.af[0] = static_cast<float>(p.alpha[0]), s_.af[1] = static_cast<float>(p.alpha[1]);
     s_.bf[0] = static_cast<float>(p.beta[0]), s_.bf[1] = static_cast<float>(p.beta[1]);
     s_.ad[0] = p.alpha[0], s_.ad[1] = p.alpha[1], s_.bd[0] = p.beta[0], s_.bd[1] = p.beta[1];
-    Extents ostr{};
-    for (int k = 0; k < p.rank; ++k) ostr[k] = os[k];
     i_ = std::max(0, fastest(p.rank, p.extent, ostr));
     j_ = fastest(p.rank, p.extent, in.stride);
     tiled_ = p.rank >= 2 && j_ >= 0 && j_ != i_;
-    nt_ = x.nt && !key.beta;  // (with beta the output is read first: in cache anyway)
     if (!tiled_) j_ = i_;
-    // I: the output-fastest dim and the output dims continuing it (tiles: their input offsets
-    // per column come from icol; rows: short rows are staged back to back), so that short output
-    // rows still give long element operations. J (tiles): the input-fastest dim and the input
-    // dims continuing it (a contiguous tile column; their output offsets per row from orow).
-    bool grouped[kMaxRank] = {};
-    if (p.rank) grouped[i_] = grouped[j_] = true;
-    const auto group = [&](int first, const Extents& along, int64_t along_eb,
-                           const Extents& other, int64_t other_eb, int64_t* ext,
-                           int64_t* along_bytes, int64_t* other_bytes) {
-      int n = 0;
-      const auto add = [&](int k) {
-        ext[n] = p.rank ? p.extent[k] : 1;
-        along_bytes[n] = (p.rank ? along[k] : 1) * along_eb;
-        other_bytes[n++] = (p.rank ? other[k] : 1) * other_eb;
-      };
-      add(first);
-      for (int last = first, k = 0; p.rank && k < p.rank; ++k) {
-        if (grouped[k] || p.extent[k] <= 1 || along[k] != along[last] * p.extent[last]) continue;
-        grouped[k] = true;
-        add(k);
-        last = k, k = -1;  // look for the dim continuing this one
-      }
-      return n;
-    };
-    int64_t jgroup_is[kMaxRank];
-    n_group_ = group(i_, ostr, oe_, in.stride, ie_, group_ext_, group_os_, group_is_);
-    if (tiled_)
-      n_jgroup_ = group(j_, in.stride, ie_, ostr, oe_, jgroup_ext_, jgroup_is, jgroup_os_);
-    if (tiled_) widen_columns(p, ostr, in.stride, grouped);
-    for (int k = 0; k < p.rank; ++k) {
-      if (grouped[k]) continue;
-      outer_ext_[outer_] = p.extent[k];
-      outer_is_[outer_] = in.stride[k] * ie_;
-      outer_os_[outer_++] = ostr[k] * oe_;
-    }
-    n_i_ = n_j_ = 1;
-    for (int g = 0; g < n_group_; ++g) n_i_ *= group_ext_[g];
-    for (int g = 0; tiled_ && g < n_jgroup_; ++g) n_j_ *= jgroup_ext_[g];
+    choose_groups(p, in.stride, ostr);
     is_i_ = p.rank ? in.stride[i_] * ie_ : ie_, os_i_ = p.rank ? ostr[i_] * oe_ : oe_;
     is_j_ = p.rank ? in.stride[j_] * ie_ : ie_, os_j_ = p.rank ? ostr[j_] * oe_ : oe_;
-    nt_ = nt_ && os_i_ == oe_;  // streams whole lines of contiguous output rows only
+    // Streams whole lines of contiguous output rows only; with beta the output is read first
+    // (in cache anyway).
+    nt_ = x.nt && !key.beta && os_i_ == oe_;
     outer_volume_ = volume_ / (tiled_ ? n_i_ * n_j_ : n_i_);
-    if (tiled_) {
-      // The dense tiled schemas' default sides (tuning table), or the forced ones.
-      const TileShape def = kTuning.tile_by_size[std::min(4, std::countr_zero(uint64_t(ie_)))];
-      ti_ = std::min(n_j_, int64_t{tile.ti > 0 ? tile.ti : def.ti});
-      to_ = std::min({n_i_, int64_t{tile.to > 0 ? tile.to : def.to}, int64_t{Tuning::kMaxTileSide}});
-      // The stages hold a tile of either side's elements.
-      while (ti_ * to_ * std::max(ie_, oe_) > kStageBytes) to_ = std::max<int64_t>(1, to_ / 2);
-      tiles_j_ = (n_j_ + ti_ - 1) / ti_, tiles_i_ = (n_i_ + to_ - 1) / to_;
-      units_ = tiles_i_ * tiles_j_ * outer_volume_;
-      direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
-      if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x.isa).fn;
-    } else {
-      seg_ = n_group_ > 1 || nt_ ? kStageBytes / std::max(ie_, oe_) : kRowSegment;
-      segs_ = (n_i_ + seg_ - 1) / seg_;
-      units_ = segs_ * outer_volume_;
-      // Short single rows: a unit is all rows along the first outer dim, one 2D operation.
-      if (n_group_ == 1 && segs_ == 1 && outer_ > 0 && n_i_ * kTuning.line_bytes < 4096 &&
-          n_i_ * outer_ext_[0] * std::max(ie_, oe_) <= kStageBytes) {
-        batch_ = outer_ext_[0];
-        units_ = outer_volume_ / batch_;
-      }
-    }
+    if (tiled_) size_tiles(tile);
+    else size_rows();
   }
 
   xpose_status_t execute(const void* in, void* out, void*) const override {
@@ -201,13 +144,83 @@ class TypedPlan final : public BackendPlan {
         << i_ << "), " << (direct_ ? "straight to the output" : "staged, then converted")
         << (kernel_ ? ", SIMD gather" : ", scalar gather");
     else
-      d << "rows of " << n_i_ << " (dim " << i_ << (n_group_ > 1 ? " and the output dims after it, staged" : "")
-        << "), segments of " << seg_;
+      d << "rows of " << n_i_ << " (dim " << i_
+        << (n_group_ > 1 ? " and the output dims after it, staged" : "") << "), segments of "
+        << seg_ << (batch_ > 1 ? ", batched along the first outer dim" : "");
     d << "; " << outer_ << " outer dims\n";
     return d.str();
   }
 
  private:
+  // I: the output-fastest dim and the output dims continuing it (tiles: their input offsets
+  // per column come from icol; rows: short rows are staged back to back), so that short output
+  // rows still give long element operations. J (tiles): the input-fastest dim and the input
+  // dims continuing it (a contiguous tile column; their output offsets per row from orow).
+  // The other dims are outer.
+  void choose_groups(const Problem& p, const Extents& istr, const Extents& ostr) {
+    bool grouped[kMaxRank] = {};
+    if (p.rank) grouped[i_] = grouped[j_] = true;
+    const auto group = [&](int first, const Extents& along, int64_t along_eb,
+                           const Extents& other, int64_t other_eb, int64_t* ext,
+                           int64_t* along_bytes, int64_t* other_bytes) {
+      int n = 0;
+      const auto add = [&](int k) {
+        ext[n] = p.rank ? p.extent[k] : 1;
+        along_bytes[n] = (p.rank ? along[k] : 1) * along_eb;
+        other_bytes[n++] = (p.rank ? other[k] : 1) * other_eb;
+      };
+      add(first);
+      for (int last = first, k = 0; p.rank && k < p.rank; ++k) {
+        if (grouped[k] || p.extent[k] <= 1 || along[k] != along[last] * p.extent[last]) continue;
+        grouped[k] = true;
+        add(k);
+        last = k, k = -1;  // look for the dim continuing this one
+      }
+      return n;
+    };
+    int64_t jgroup_is[kMaxRank];
+    n_group_ = group(i_, ostr, oe_, istr, ie_, group_ext_, group_os_, group_is_);
+    if (tiled_) {
+      n_jgroup_ = group(j_, istr, ie_, ostr, oe_, jgroup_ext_, jgroup_is, jgroup_os_);
+      widen_columns(p, ostr, istr, grouped);
+    }
+    for (int k = 0; k < p.rank; ++k) {
+      if (grouped[k]) continue;
+      outer_ext_[outer_] = p.extent[k];
+      outer_is_[outer_] = istr[k] * ie_;
+      outer_os_[outer_++] = ostr[k] * oe_;
+    }
+    n_i_ = n_j_ = 1;
+    for (int g = 0; g < n_group_; ++g) n_i_ *= group_ext_[g];
+    for (int g = 0; tiled_ && g < n_jgroup_; ++g) n_j_ *= jgroup_ext_[g];
+  }
+
+  // The dense tiled schemas' default sides (tuning table), or the forced ones, within the
+  // stages (a tile of either side's elements).
+  void size_tiles(const TileRequest& tile) {
+    const TileShape def = kTuning.tile_by_size[std::min(4, std::countr_zero(uint64_t(ie_)))];
+    ti_ = std::min(n_j_, int64_t{tile.ti > 0 ? tile.ti : def.ti});
+    to_ = std::min({n_i_, int64_t{tile.to > 0 ? tile.to : def.to}, int64_t{Tuning::kMaxTileSide}});
+    while (ti_ * to_ * std::max(ie_, oe_) > kStageBytes) to_ = std::max<int64_t>(1, to_ / 2);
+    tiles_j_ = (n_j_ + ti_ - 1) / ti_, tiles_i_ = (n_i_ + to_ - 1) / to_;
+    units_ = tiles_i_ * tiles_j_ * outer_volume_;
+    direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
+    if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
+  }
+
+  // Row segments; short single rows (under 64 elements) batched: a unit is all rows along the
+  // first outer dim, one 2D operation.
+  void size_rows() {
+    seg_ = n_group_ > 1 || nt_ ? kStageBytes / std::max(ie_, oe_) : kRowSegment;
+    segs_ = (n_i_ + seg_ - 1) / seg_;
+    units_ = segs_ * outer_volume_;
+    if (n_group_ == 1 && segs_ == 1 && outer_ > 0 && n_i_ < 64 &&
+        n_i_ * outer_ext_[0] * std::max(ie_, oe_) <= kStageBytes) {
+      batch_ = outer_ext_[0];
+      units_ = outer_volume_ / batch_;
+    }
+  }
+
   bool is_copy() const {
     return !key_.alpha && !key_.beta && key_.in == key_.out && !(key_.in >= XPOSE_TYPE_F8_E4M3);
   }
