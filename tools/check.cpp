@@ -3,6 +3,8 @@
 #include <cstring>
 #include <vector>
 
+#include "typed_reference.hpp"  // tests/: the value rule of typed plans, element by element
+
 namespace xpose_tool {
 namespace {
 
@@ -54,15 +56,16 @@ class IndexMap {
 
 }  // namespace
 
-CheckResult check_transpose(const Case& c, size_t elem, xpose_layout_t layout,
-                            const unsigned char* in, const unsigned char* out,
-                            int64_t max_samples, uint64_t seed,
-                            const std::vector<int64_t>& in_strides,
-                            const std::vector<int64_t>& out_strides) {
+namespace {
+
+// Compares sampled output elements (every one when the volume is at most `max_samples`) with
+// what `expect(src, dst, j)` says; first_wrong names the first mismatch.
+template <class Expect>
+CheckResult check_samples(const Case& c, const IndexMap& map, int64_t max_samples, uint64_t seed,
+                          Expect expect) {
   CheckResult r;
   const int64_t volume = c.volume();
   if (volume == 0) return r;
-  const IndexMap map(c, layout, in_strides, out_strides);
   const bool all = volume <= max_samples;
   const int64_t n = all ? volume : max_samples + 2;
   int64_t first_bad = -1, wrong = 0;
@@ -72,7 +75,7 @@ CheckResult check_transpose(const Case& c, size_t elem, xpose_layout_t layout,
                                   : static_cast<int64_t>(mix64(seed, t) % volume);
     int64_t dst;
     const int64_t src = map.source(j, &dst, nullptr);
-    if (std::memcmp(out + dst * elem, in + src * elem, elem) != 0) {
+    if (!expect(src, dst)) {
       ++wrong;
 #pragma omp critical(xpose_check_first)
       if (first_bad < 0 || j < first_bad) first_bad = j;
@@ -85,9 +88,41 @@ CheckResult check_transpose(const Case& c, size_t elem, xpose_layout_t layout,
     int64_t dst;
     const int64_t src = map.source(first_bad, &dst, &coords);
     r.first_wrong = "out[" + std::to_string(dst) + "] (output coordinates " + join(coords) +
-                    ") differs from in[" + std::to_string(src) + "]";
+                    ") differs from what in[" + std::to_string(src) + "] makes";
   }
   return r;
+}
+
+}  // namespace
+
+CheckResult check_transpose(const Case& c, size_t elem, xpose_layout_t layout,
+                            const unsigned char* in, const unsigned char* out,
+                            int64_t max_samples, uint64_t seed,
+                            const std::vector<int64_t>& in_strides,
+                            const std::vector<int64_t>& out_strides) {
+  const IndexMap map(c, layout, in_strides, out_strides);
+  return check_samples(c, map, max_samples, seed, [&](int64_t src, int64_t dst) {
+    return std::memcmp(out + dst * elem, in + src * elem, elem) == 0;
+  });
+}
+
+CheckResult check_typed(const Case& c, const Settings& s, const CaseViews& v,
+                        const unsigned char* in, const unsigned char* out, int64_t max_samples,
+                        uint64_t seed) {
+  xpose_test::TypedCase t;
+  t.extents = c.extents;
+  t.perm = c.perm;
+  t.in_type = s.type;
+  t.out_type = s.out_type;
+  t.elem_size = v.in_elem;
+  t.alpha[0] = s.alpha;
+  t.beta[0] = s.beta;
+  const IndexMap map(c, s.layout, v.in_strides, v.out_strides);
+  return check_samples(c, map, max_samples, seed, [&](int64_t src, int64_t dst) {
+    unsigned char want[16] = {};  // the output held zero bytes before the checked run
+    xpose_test::detail_ref::element(t, in + src * static_cast<int64_t>(v.in_elem), want);
+    return std::memcmp(out + dst * static_cast<int64_t>(v.out_elem), want, v.out_elem) == 0;
+  });
 }
 
 }  // namespace xpose_tool

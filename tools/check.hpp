@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "common.hpp"
+#include "views.hpp"
 
 namespace xpose_tool {
 
 struct CheckResult {
-  std::string skipped;  // why nothing was checked (typed results: the tests check those)
   int64_t checked = 0;
   int64_t wrong = 0;
   std::string first_wrong;  // "out[12] (coords (2,0,1)) != in[37]" for the first mismatch
@@ -28,5 +28,12 @@ CheckResult check_transpose(const Case& c, size_t elem, xpose_layout_t layout,
                             int64_t max_samples, uint64_t seed,
                             const std::vector<int64_t>& in_strides = {},
                             const std::vector<int64_t>& out_strides = {});
+
+// A typed run (--type with --out-type, --alpha, --beta; views of tools/views.hpp): every sampled
+// output element equals the value rule (docs/api.md) applied to its input element, and to the
+// zero bytes the output held before the run.
+CheckResult check_typed(const Case& c, const Settings& s, const CaseViews& v,
+                        const unsigned char* in, const unsigned char* out, int64_t max_samples,
+                        uint64_t seed);
 
 }  // namespace xpose_tool

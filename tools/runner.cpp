@@ -270,14 +270,13 @@ Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64
   unsigned char* out = static_cast<unsigned char*>(ws.out()) + v.out_offset * v.out_elem;
   void* stream = s.on_gpu() ? gpu::stream() : nullptr;
   execute(plan.get(), in, out, stream);
-  if (s.extended() && (s.out_type != XPOSE_TYPE_BYTES || s.alpha != 1 || s.beta != 0)) {
-    m.check.skipped = "typed results are checked by the tests (tests/typed_*), not here";
-  } else {
-    const unsigned char* host_out = ws.fetch_out(static_cast<size_t>(v.out_bytes()));
-    m.check = check_transpose(c, v.in_elem, s.layout, ws.host_in() + v.in_offset * v.in_elem,
-                              host_out + v.out_offset * v.out_elem, 1 << 18, seed + 1,
-                              v.in_strides, v.out_strides);
-  }
+  const unsigned char* host_out = ws.fetch_out(static_cast<size_t>(v.out_bytes()));
+  const unsigned char* host_in = ws.host_in() + v.in_offset * v.in_elem;
+  host_out += v.out_offset * v.out_elem;
+  m.check = s.out_type != XPOSE_TYPE_BYTES || s.alpha != 1 || s.beta != 0
+                ? check_typed(c, s, v, host_in, host_out, 1 << 18, seed + 1)
+                : check_transpose(c, v.in_elem, s.layout, host_in, host_out, 1 << 18, seed + 1,
+                                  v.in_strides, v.out_strides);
   time_case(plan.get(), ws, in, out, static_cast<size_t>(v.copy_bytes(c.volume(), s)), s,
             latency, &m);
   return m;

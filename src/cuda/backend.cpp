@@ -38,13 +38,15 @@ constexpr double kMeasureMargin = 0.02;
 enum class ViewKind { Fused, Given };
 
 struct View {
-  size_t align = 1;  // both pointers must be multiples of this
+  size_t align = 1;      // both pointers must be multiples of this
+  size_t out_align = 0;  // typed views: the output's own (0: align)
   ViewKind kind = ViewKind::Given;
   KernelSpec spec;
 };
 
 bool is_rows(const KernelSpec& s) { return is_rows(s.choice.schema); }
 bool is_direct(const KernelSpec& s) { return is_direct(s.choice.schema); }
+bool is_general(const KernelSpec& s) { return is_direct(s) && s.choice.general; }
 
 // `unaligned`: the pointers need not be multiples of the element size (tiled kernels: elements
 // move in the widest pieces that both pointers allow).
@@ -56,6 +58,7 @@ xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void*
         reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) | more;
     return bits == 0 ? cap : std::min(cap, std::countr_zero(bits));
   };
+  if (is_general(s)) return launch_general(s.general, in, out, stream, s.choice.grid);
   if (is_direct(s))
     return launch_direct(s.direct, s.log2_elem, width(0, s.log2_elem), in, out, stream,
                          s.choice.grid);
@@ -85,7 +88,11 @@ static_assert(offsetof(NarrowParams, grid) + sizeof(NarrowParams::grid) ==
               sizeof(NarrowParams));
 static_assert(offsetof(DirectParams, dim) + sizeof(DirectParams::dim) == sizeof(DirectParams));
 
+static_assert(offsetof(GeneralParams, dim) + sizeof(GeneralParams::dim) ==
+              sizeof(GeneralParams));
+
 size_t kept_size(const KernelSpec& s) {
+  if (is_general(s)) return offsetof(GeneralParams, dim) + s.general.n_dims * sizeof(GeneralDim);
   if (is_direct(s)) return offsetof(DirectParams, dim) + s.direct.n_dims * sizeof(DirectDim);
   if (is_rows(s)) return offsetof(RowParams, dim) + s.rows.n_dims * sizeof(RowDim);
   if (s.choice.narrow) return offsetof(NarrowParams, grid) + s.narrow.n_grid * sizeof(GridDim);
@@ -96,6 +103,7 @@ size_t kept_size(const KernelSpec& s) {
 template <class Spec>
 auto* block_of(Spec& s) {
   using Block = std::conditional_t<std::is_const_v<Spec>, const void, void>;
+  if (is_general(s)) return static_cast<Block*>(&s.general);
   if (is_direct(s)) return static_cast<Block*>(&s.direct);
   if (is_rows(s)) return static_cast<Block*>(&s.rows);
   if (s.choice.narrow) return static_cast<Block*>(&s.narrow);
@@ -104,7 +112,7 @@ auto* block_of(Spec& s) {
 
 // A view as a plan keeps it: what execute and describe need, its block in the plan's `blocks`.
 struct KeptView {
-  size_t align = 1;
+  size_t align = 1, out_align = 1;
   ViewKind kind = ViewKind::Given;
   Choice choice;
   int log2_elem = 0;
@@ -126,6 +134,7 @@ class CudaPlan final : public BackendPlan {
     for (const View& v : views) {
       KeptView& k = views_[n_views_++];
       k.align = v.align;
+      k.out_align = v.out_align ? v.out_align : v.align;
       k.kind = v.kind;
       k.choice = v.spec.choice;
       k.log2_elem = v.spec.log2_elem;
@@ -140,10 +149,13 @@ class CudaPlan final : public BackendPlan {
   xpose_status_t execute(const void* in, void* out, void* stream) const override {
     DeviceGuard guard(device_);
     XPOSE_TRY(guard.status());
-    const uintptr_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out);
+    const auto fits = [&](const KeptView& v) {
+      return reinterpret_cast<uintptr_t>(in) % v.align == 0 &&
+             reinterpret_cast<uintptr_t>(out) % v.out_align == 0;
+    };
     int i = 0;
-    while (i + 1 < n_views_ && bits % views_[i].align != 0) ++i;
-    const bool unaligned = bits % views_[i].align != 0;  // the last view's tile, in pieces
+    while (i + 1 < n_views_ && !fits(views_[i])) ++i;
+    const bool unaligned = !fits(views_[i]);  // the last view's tile, in pieces
     return launch_spec(unpack(views_[i]), in, out, stream, unaligned);
   }
 
@@ -155,12 +167,13 @@ class CudaPlan final : public BackendPlan {
     std::vector<PlanView> out(n_views_);
     for (int i = 0; i < n_views_; ++i) {
       out[i].align = views_[i].align;
+      out[i].out_align = views_[i].out_align;
       out[i].problem = view_problem(problem_, views_[i].kind);
       out[i].spec = unpack(views_[i]);
     }
     if (out.back().align > 1) {  // the last view again, in pieces, for any pointer
       out.push_back(out.back());
-      out.back().align = 1;
+      out.back().align = out.back().out_align = 1;
       out.back().unaligned = true;
     }
     return out;
@@ -195,8 +208,10 @@ class CudaPlan final : public BackendPlan {
     s.choice = v.choice;
     s.log2_elem = v.log2_elem;
     s.smem_bytes = v.smem_bytes;
-    if (is_direct(v.choice.schema))
-      s.direct = DirectParams{};  // the union's member in use from here on
+    if (is_direct(v.choice.schema) && v.choice.general)
+      s.general = GeneralParams{};  // the union's member in use from here on
+    else if (is_direct(v.choice.schema))
+      s.direct = DirectParams{};
     else if (is_rows(v.choice.schema))
       s.rows = RowParams{};
     else if (v.choice.narrow)
@@ -215,7 +230,7 @@ class CudaPlan final : public BackendPlan {
 
 // The problem re-viewed with w leading elements fused into one (perm[0] == 0, w | extent[0]).
 bool fused_view(const Problem& p, Problem* q, size_t* align) {
-  if (p.rank < 2 || p.perm[0] != 0) return false;
+  if (p.rank < 2 || p.perm[0] != 0 || !p.plain()) return false;
   int64_t w = 1;
   while (p.elem_size * w * 2 <= 16 && p.extent[0] % (w * 2) == 0) w *= 2;
   if (w == 1) return false;
@@ -239,9 +254,13 @@ std::string why_not(const Problem& p, const SchemaRequest& req) {
   std::string s = "schema '" + req.text + "' does not apply to the normalized problem " +
                   p.to_string() + ": ";
   const unsigned m = req.mask;
+  if (!p.plain() && (m & (unsigned(Schema::Copy) | unsigned(Schema::Rows))) == m)
+    return s + "copy and rows move plain problems only (no strides, types or scalars)";
+  if (!p.plain() && p.rank < 2 && !(m & unsigned(Schema::Direct)))
+    return s + "a non-plain problem of normalized rank < 2 takes 'direct' only";
   if (m == unsigned(Schema::Copy)) return s + "copy needs a normalized rank <= 1";
   if (p.is_copy()) return s + "the problem is a plain copy (use 'copy')";
-  if (m == unsigned(Schema::Direct))
+  if (m == unsigned(Schema::Direct) && p.plain())
     return s + "direct takes tensors of at most " + std::to_string(direct_max_elems()) +
            " elements and " + std::to_string(direct_max_bytes()) + " bytes";
   if (m & (unsigned(Schema::Rows) | unsigned(Schema::FviSmall))) {
@@ -287,6 +306,9 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
     // Row and direct kernels choose their width at execute time; the narrow kernel takes any
     // pointers.
     v->align = is_rows(v->spec) || is_direct(v->spec) || c.narrow ? 1 : align;
+    if (v->align > 1 && v->spec.tiled.group_slot != kNoGroup) v->align = 4;  // grouped reads
+    // The typed tile kernel accesses whole elements of each tensor's own size.
+    v->out_align = v->align > 1 ? q.out_elem() : 0;
   };
   if (!measure && !choices_out) {  // the best candidate only: no list kept or ranked
     Choice best;
@@ -344,7 +366,9 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
   if (!schema.empty() && !parse_schema(schema, &req, &why))
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, why);
   const SchemaRequest* forced = schema.empty() ? nullptr : &req;
-  const bool measure = o.planning == XPOSE_PLAN_MEASURE;
+  // Scratch buffers of the problem's bytes hold dense tensors of one element size: non-plain
+  // problems (offsets of any sign, widening conversions) are planned by the model alone.
+  const bool measure = o.planning == XPOSE_PLAN_MEASURE && p.plain();
   report = report || measure;
   // Views are planned in place (~3.3 KB each: no copies) and dropped when nothing fits.
   std::vector<View>& views = out->views;
@@ -371,6 +395,12 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
                         first ? &out->measured : nullptr));
     if (!found) return fail(XPOSE_ERROR_INVALID_ARGUMENT, why_not(p, req));
     if (first) out->first = p;
+  }
+  // Typed tiles have no instantiation that moves elements in pieces: pointers that are not
+  // multiples of their element sizes take the general kernel.
+  if (p.typed() && views.back().align > 1) {
+    View& v = views.emplace_back();
+    build_spec(p, general_choice(p, *dev), &v.spec);
   }
   return XPOSE_SUCCESS;
 }
@@ -422,7 +452,7 @@ xpose_status_t cuda_candidates(const Problem& p, const xpose_options_t& options,
   XPOSE_TRY(plan_all(p, options, "", &planned));
   // After planning, so that the choice is the planner's own (measured anew when measure planning
   // timed its best few).
-  if (measure_all)
+  if (measure_all && p.plain())  // scratch buffers hold plain problems only (plan_views)
     XPOSE_TRY(time_choices(planned.first, *planned.dev, planned.choices, planned.choices.size(),
                            kMeasureReps, &planned.measured));
   candidates->clear();

@@ -23,6 +23,9 @@ template <> struct ElemOf<4> { using type = uint4; };
 template <int Log2>
 using Elem = typename ElemOf<Log2>::type;
 
+// log2 of an element size (a power of two).
+constexpr int log2_of_size(size_t bytes) { return bytes <= 1 ? 0 : 1 + log2_of_size(bytes / 2); }
+
 inline xpose_status_t launch_status(cudaError_t e, const char* kernel) {
   if (e == cudaSuccess) return XPOSE_SUCCESS;
   return fail(XPOSE_ERROR_DEVICE, std::string("launching the ") + kernel + " kernel failed: " +

@@ -22,6 +22,7 @@ xpose_status_t cuda_plan_on(const Problem& p, const DeviceInfo& dev,
 // One view of a CUDA plan, as execute launches it.
 struct PlanView {
   size_t align = 1;       // execute takes this view when in and out are multiples of it
+  size_t out_align = 1;   // ... and out of this (typed views: the output element's size)
   Problem problem;        // the view of the plan's problem (leading elements fused, or as given)
   KernelSpec spec;        // the choice and its parameter block, whole
   bool unaligned = false;  // the view before it again, elements moved in pieces (tiled)

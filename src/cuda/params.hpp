@@ -25,8 +25,21 @@ inline constexpr int kMaxTileSmemBytes = 40 * 1024;
 inline constexpr int kMaxTileStages = 4;
 // Static shared memory of the tile kernel besides its buffers (the decoded next tiles).
 inline constexpr int kTileStaticSmemBytes = 64;
+// TiledParams::group_slot of tiles whose read phase moves single elements.
+inline constexpr int32_t kNoGroup = -2;
 // Sentinel coordinates of a thread slot past the tile volume: never valid.
 inline constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
+
+// The element operation of a typed problem (xpose_plan_create_ex, docs/cuda.md "Typed
+// problems"): out = alpha * convert(in) + beta * out in the compute type, rounded once to the
+// output type. in_type BYTES: a plain move (every plain problem). The host picks the kernel
+// instantiation by the two types; the kernel reads the scalars.
+struct ElemOp {
+  int32_t in_type = 0, out_type = 0;  // xpose_type_t
+  int32_t scale = 0;                  // alpha != 1: multiply
+  int32_t accumulate = 0;             // beta != 0: out is read and added
+  double alpha[2] = {1, 0}, beta[2] = {0, 0};
+};
 
 // One dimension of the tile, in the order a phase walks the tile (input order for the read
 // phase, output order for the write phase).
@@ -83,6 +96,14 @@ struct TiledParams {
   FastDiv32 band_last;
   uint32_t band_last_start = 0;  // first position of the last band
   uint32_t band_g0 = 0;          // G0
+  ElemOp op;                     // typed problems: the write phase's element operation
+  // Typed tiles of 1- and 2-byte input elements: the read phase moves groups of 4 / size
+  // elements along input dim 0 (4 bytes, by cp.async, pipelined) when the planner found every
+  // input offset a multiple of the group (group_slot: the blocked slot of dim 0, -1 if none,
+  // kNoGroup when the read phase moves single elements). `in` and the grid's in_step then
+  // count groups, and read_volume is the read phase's positions (volume unless grouped).
+  int32_t group_slot = kNoGroup;
+  int32_t read_volume = 0;
   TileDim in[kMaxTileDims];
   TileDim out[kMaxTileDims];
   GridDim grid[kMaxGridDims];
@@ -164,6 +185,27 @@ struct DirectParams {
   DirectDim dim[kMaxGridDims];
 };
 
+// General: the path every non-plain problem can take (any strides, types, scalars, rank and
+// size; general.cu): a thread per output element, grid-stride, its input and output offsets
+// decoded from its index over the output's dims with 64-bit fast divisions. The typed tile
+// kernel is the fast path; this one is for small tensors (as Direct), rank <= 1, and pointers
+// not aligned to their element sizes.
+inline constexpr int kGeneralThreads = 256;
+
+struct GeneralDim {
+  FastDiv64 extent;    // output dimension, fastest first
+  int64_t in_stride;   // input elements
+  int64_t out_stride;  // output elements
+};
+
+struct GeneralParams {
+  int64_t volume = 0;
+  int32_t n_dims = 0;
+  int32_t log2_elem = 0;  // input element; a strided plain problem moves elements of this size
+  ElemOp op;
+  GeneralDim dim[kMaxGridDims];
+};
+
 // FVI-Match-Large / TiledCopy and plain copy: rows of `row_bytes` contiguous bytes in both
 // tensors, cut into chunks of kRowChunkBytes; one warp copies one chunk.
 inline constexpr int64_t kRowChunkBytes = 4096;
@@ -202,5 +244,6 @@ static_assert(sizeof(TiledParams) < 4000, "kernel parameters must stay under 4 K
 static_assert(sizeof(RowParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(NarrowParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(DirectParams) < 4000, "kernel parameters must stay under 4 KB");
+static_assert(sizeof(GeneralParams) < 4000, "kernel parameters must stay under 4 KB");
 
 }  // namespace xpose::detail

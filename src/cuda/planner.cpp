@@ -72,8 +72,9 @@ template <class Sink>
 int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req, Sink& sink,
                   bool last_resort = false) {
   const Problem& p = *g.p;
-  // Elements of 1 and 2 bytes stage their tiles in the narrow kernel, the others in tiled.cu.
-  const bool narrow = g.esize <= 2;
+  // Elements of 1 and 2 bytes stage their tiles in the narrow kernel, the others in tiled.cu;
+  // non-plain problems always take tiled.cu (the narrow kernel moves bytes of dense tensors).
+  const bool narrow = g.esize <= 2 && p.plain();
   int64_t in_targets[kRunTargets], out_targets[kRunTargets];
   int n_in = 0;
   if (narrow) {
@@ -92,10 +93,14 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     in_targets[0] = out_targets[0] = 1;
     n_in = n_out = 1;
   }
-  const TileKind kind = narrow ? TileKind::Narrow
-                        : req && req->threads > 0 && req->threads <= kTileThreadsSmall
-                            ? TileKind::Small
-                            : TileKind::Big;
+  // Non-plain problems rank by the analytic model, which prefers big tiles (one block per SM);
+  // two blocks per SM kept more loads in flight (typed cutt-random cases on the H100: tiles of
+  // 4096 elements in blocks of 1024 threads ran at ~0.5 of copy): small tiles unless forced.
+  const bool forced_big = req && req->threads > kTileThreadsSmall;
+  const bool forced_small = req && req->threads > 0 && req->threads <= kTileThreadsSmall;
+  const TileKind kind = narrow                                      ? TileKind::Narrow
+                        : forced_small || (!p.plain() && !forced_big) ? TileKind::Small
+                                                                      : TileKind::Big;
   const int64_t max_volume = max_tile_volume(kind, g.esize);
   int64_t out_ext[kMaxRank];
   for (int j = 0; j < p.rank; ++j) out_ext[j] = p.extent[p.perm[j]];
@@ -109,6 +114,7 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     for (int j = 0; j < outs.n; ++j) {
       const auto [c, tc] = outs.at[j];
       if (!make_tile(g, a, ta, c, tc, &T, kind)) continue;
+      if (p.typed() && wide_offsets(g, T)) continue;  // typed tiles: 32-bit offsets (tiled.cu)
       Choice ch;
       ch.schema = classify(p, T);
       if (!allowed(req, ch.schema)) continue;
@@ -120,7 +126,7 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       } else {
         ch.threads = req && req->threads ? req->threads : default_threads(T.volume);
         if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
-        cost_tiled(g, dev, T, req ? req->stages : 0, &ch);
+        cost_tiled(g, dev, T, req && !p.typed() ? req->stages : 0, &ch);
         if (req) ch.band = req->band;
       }
       sink(ch);
@@ -136,10 +142,20 @@ bool takes_direct(const Problem& p, const SchemaRequest* req) {
   return direct_fits(p) && allowed(req, Schema::Direct);
 }
 
+// Grid-stride blocks of the general kernel: enough to fill the device, few enough that every
+// block loops (its launch is then independent of the size).
+constexpr int64_t kGeneralBlocksPerSm = 16;
+
 Choice direct_choice(const Geometry& g, const DeviceInfo& dev) {
   Choice c;
   c.schema = Schema::Direct;
   cost_direct(g, dev, &c);
+  if (!g.p->plain()) {  // the general kernel: any size, grid-stride
+    c.general = true;
+    c.threads = kGeneralThreads;
+    c.grid = static_cast<unsigned>(std::clamp<int64_t>(
+        ceil_div(g.p->volume, kGeneralThreads), 1, kGeneralBlocksPerSm * std::max(dev.sms, 1)));
+  }
   return c;
 }
 
@@ -153,6 +169,18 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     c.schema = Schema::Copy;
     if (allowed(req, c.schema)) {
       cost_rows(g, dev, &c);
+      sink(c);
+    }
+    return;
+  }
+  if (!p.plain()) {  // tiles, else the general kernel (any rank and size); no row kernel
+    // The general kernel for small tensors (as direct), rank < 2, a forced 'direct', or where
+    // no tile fits: its scattered accesses ran at 0.1-0.25 of copy on large tensors, which
+    // the analytic model predicts well above that.
+    const bool forced = req && req->mask == static_cast<unsigned>(Schema::Direct);
+    const int tiles = p.rank >= 2 && !forced ? tiled_choices(g, dev, req, sink) : 0;
+    if (allowed(req, Schema::Direct) && (tiles == 0 || direct_fits(p))) {
+      Choice c = direct_choice(g, dev);
       sink(c);
     }
     return;
@@ -174,9 +202,11 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
 // The regression that ranks the candidates of `p` on `dev`: the device's, when asked for and p's
 // size lies in its calibrated range; null: the analytic model ranks.
 const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool use_regression) {
-  // The regression was fitted on the classic tile kernel: narrow tiles rank by the analytic model.
-  const Regression* model =
-      use_regression && p.elem_size > 2 ? process_models().find(dev.arch) : nullptr;
+  // The regression was fitted on the classic tile kernel and plain problems: narrow tiles and
+  // non-plain problems rank by the analytic model.
+  const Regression* model = use_regression && p.elem_size > 2 && p.plain()
+                                ? process_models().find(dev.arch)
+                                : nullptr;
   return model && model->covers(static_cast<double>(p.bytes())) ? model : nullptr;
 }
 
@@ -195,17 +225,19 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
     std::stable_sort(out->begin(), out->end(),
                      [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
   if (p.is_copy()) return;
-  // Tensors up to ~1 MB: the direct kernel, whatever a model fitted on larger ones says.
+  // Tensors up to ~1 MB: the direct kernel, whatever a model fitted on larger ones says (larger
+  // non-plain ones rank it by its prediction).
   const auto direct = std::find_if(out->begin(), out->end(),
                                    [](const Choice& c) { return is_direct(c.schema); });
-  if (direct != out->end()) {
+  if (direct != out->end() && direct_fits(p)) {
     direct->model = nullptr;
     std::rotate(out->begin(), direct, direct + 1);
     return;
   }
   // Very large tensors: the best tiled choice walked in V1BF bands too, ranked just behind it
   // (the model has no TLB term), so that measure planning weighs the two orders.
-  if (!out->empty() && out->front().schema != Schema::Rows && out->front().band == 0 &&
+  if (!out->empty() && out->front().schema != Schema::Rows && !is_direct(out->front().schema) &&
+      out->front().band == 0 &&
       p.bytes() >= kTune.band_min_bytes && !(req && req->band > 0)) {
     Choice b = out->front();
     b.band = kTune.band_width;
@@ -259,6 +291,21 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
 
 namespace {
 
+// Output dims fastest first, each with its input and output strides (64-bit: any problem).
+void build_general(const Problem& p, GeneralParams* gp) {
+  const Extents s_in = p.input().stride, s_out = p.output_strides();
+  gp->volume = p.volume;
+  gp->log2_elem = log2_of(p.elem_size);
+  gp->op = elem_op(p);
+  gp->n_dims = p.rank;
+  for (int j = 0; j < p.rank; ++j) {
+    const int k = p.perm[j];
+    gp->dim[j].extent = FastDiv64::make(static_cast<uint64_t>(p.extent[k]));
+    gp->dim[j].in_stride = s_in[k];
+    gp->dim[j].out_stride = s_out[k];
+  }
+}
+
 void build_rows(const Problem& p, RowParams* r) {
   const int64_t esize = static_cast<int64_t>(p.elem_size);
   const Extents s_out = p.output_strides();
@@ -307,6 +354,31 @@ TileStep tile_step(const TileDim* dims, int n, int64_t volume, int64_t threads) 
     prefix *= extent;
   }
   return s;
+}
+
+// Typed tiles of 1- and 2-byte elements read groups of F = 4 / esize elements along input dim 0
+// (params.hpp group_slot), moved by cp.async and pipelined like wide elements (one element per
+// access kept 2-4 bytes in flight per position), where every offset the read phase forms is a
+// multiple of F: dim 0 contiguous with a tile extent and an extent (edge tiles) of multiples of
+// F, every other input stride (tile dims and grid steps) and shared-memory stride too.
+void group_reads(const Problem& p, const Geometry& g, const Tile& T, const int* slot,
+                 int threads, TiledParams* tp) {
+  const int64_t F = 4 / g.esize;
+  if (g.esize > 2 || g.s_in[0] != 1 || T.t[0] % F != 0 || p.extent[0] % F != 0) return;
+  for (int k = 1; k < p.rank; ++k)
+    if (g.s_in[k] % F != 0) return;
+  if (tp->in[0].smem_stride != 1) return;  // in[0] is dim 0: its tile extent is F or more
+  for (int i = 1; i < tp->n_in; ++i)
+    if (tp->in[i].smem_stride % F != 0) return;
+  tp->in[0].extent = FastDiv32::make(static_cast<uint32_t>(T.t[0] / F));
+  for (int i = 1; i < tp->n_in; ++i) {
+    tp->in[i].smem_stride /= static_cast<int32_t>(F);
+    tp->in[i].stride /= F;
+  }
+  tp->read_volume = static_cast<int32_t>(T.volume / F);
+  tp->in_step = tile_step(tp->in, tp->n_in, tp->read_volume, threads);
+  for (int j = 0; j < tp->n_grid; ++j) tp->grid[j].in_step /= F;
+  tp->group_slot = slot[0];
 }
 
 void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
@@ -369,15 +441,14 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     tp.band_last_start = (g0 - last) * g1;
     tp.band_g0 = g0;
   }
+  tp.read_volume = tp.volume;
+  if (p.typed()) group_reads(p, g, T, slot, c.threads, &tp);
   tp.buffer_elems = static_cast<int32_t>(buffer_bytes(T.smem_elems, g.esize) / g.esize);
-  tp.stages = std::max(c.stages, g.esize >= 4 ? 2 : 1);
+  // Typed tiles run the planner's depth only (tiled.cu).
+  tp.stages = std::max(p.typed() ? 1 : c.stages, g.esize >= 4 || tp.group_slot != kNoGroup ? 2 : 1);
   spec->smem_bytes = static_cast<unsigned>(tp.buffer_elems * g.esize * tp.stages);
-  int64_t max_in = 0, max_out = 0;
-  for (int k = 0; k < p.rank; ++k) {
-    max_in += (T.t[k] - 1) * g.s_in[k];
-    max_out += (T.t[k] - 1) * g.s_out[k];
-  }
-  tp.wide = std::max(max_in, max_out) > INT32_MAX ? 1 : 0;
+  tp.op = elem_op(p);
+  tp.wide = wide_offsets(g, T) ? 1 : 0;
 }
 
 // Output dims fastest first, each with its input stride (direct_fits: offsets fit 32 bits).
@@ -399,7 +470,10 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   spec->choice = c;
   spec->log2_elem = log2_of(p.elem_size);
   spec->smem_bytes = 0;
-  if (is_direct(c.schema)) {
+  if (c.general) {
+    spec->general = GeneralParams{};
+    build_general(p, &spec->general);
+  } else if (is_direct(c.schema)) {
     spec->direct = DirectParams{};
     build_direct(p, &spec->direct);
   } else if (is_rows(c.schema)) {
@@ -415,6 +489,21 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   }
 }
 
+Choice general_choice(const Problem& p, const DeviceInfo& dev) {
+  return direct_choice(geometry(p), dev);
+}
+
+ElemOp elem_op(const Problem& p) {
+  ElemOp op;
+  if (!p.typed()) return op;
+  op.in_type = p.in_type;
+  op.out_type = p.out_type;
+  op.scale = p.alpha[0] != 1 || p.alpha[1] != 0;
+  op.accumulate = p.reads_out();
+  for (int i = 0; i < 2; ++i) op.alpha[i] = p.alpha[i], op.beta[i] = p.beta[i];
+  return op;
+}
+
 double analytic_launch_seconds() { return kTune.launch_s; }
 
 int64_t direct_max_bytes() { return kTune.direct_max_bytes; }
@@ -423,7 +512,7 @@ int64_t direct_max_elems() { return kTune.direct_max_elems; }
 std::string summarize(const Problem& p, const Choice& c) {
   std::string s = schema_name(c.schema);
   if (is_direct(c.schema)) {
-    s += " T=" + std::to_string(c.threads);
+    s += " T=" + std::to_string(c.threads) + (c.general ? " general" : "");
   } else if (is_rows(c.schema)) {
     s += " row=" + std::to_string(c.in_run * static_cast<int64_t>(p.elem_size)) + "B";
   } else {
@@ -433,6 +522,7 @@ std::string summarize(const Problem& p, const Choice& c) {
     if (c.band > 0) s += " band=" + std::to_string(c.band);
   }
   s += " grid=" + std::to_string(c.grid) + " " + std::to_string(p.elem_size) + "B";
+  if (p.out_elem() != p.elem_size) s += "->" + std::to_string(p.out_elem()) + "B";
   return s;
 }
 

@@ -54,6 +54,7 @@ struct Choice {
   int stages = 1;  // shared-memory buffers (cp.async pipeline depth for elements >= 4 bytes)
   int band = 0;    // V1BF band width (tiles) of the tile walk; 0: plain order (params.hpp)
   bool narrow = false;  // the tile runs in narrow.cu (elements of 1 and 2 bytes), not tiled.cu
+  bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
   unsigned grid = 0;
@@ -73,6 +74,12 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
 bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req, Choice* best,
                  bool use_regression = true);
 
+// The general kernel's choice for a non-plain `p` (any size and rank; also what runs it for
+// pointers that are not multiples of their element sizes).
+Choice general_choice(const Problem& p, const DeviceInfo& dev);
+// The element operation of a problem (ElemOp{} when plain).
+ElemOp elem_op(const Problem& p);
+
 // The analytic model's fixed cost of one kernel launch (every candidate's CostTerms::launch_s).
 double analytic_launch_seconds();
 // The largest tensor that the Direct schema takes: bytes and elements.
@@ -91,6 +98,7 @@ struct KernelSpec {
     RowParams rows;       // Copy, Rows
     NarrowParams narrow;  // tiled kernels of choice.narrow
     DirectParams direct;  // Direct
+    GeneralParams general;  // Direct of choice.general
   };
 };
 void build_spec(const Problem& p, const Choice& c, KernelSpec* spec);

@@ -55,6 +55,10 @@ xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* i
 // both pointers allow): enqueue only.
 xpose_status_t launch_direct(const DirectParams& p, int log2_elem, int log2_piece, const void* in,
                              void* out, void* stream, unsigned grid);
+// The general kernel (any problem; typed and strided ones, general.cu): enqueue only. Any
+// pointers (elements not aligned to their size move byte by byte).
+xpose_status_t launch_general(const GeneralParams& p, const void* in, void* out, void* stream,
+                              unsigned grid);
 // Per device, once: the narrow kernel's shared-memory opt-in; returns its registers per thread.
 int narrow_kernel_setup();
 

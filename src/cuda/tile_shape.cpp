@@ -71,20 +71,21 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
   // the strides of the dims after them (and of tile steps of the partial one): their gcd with
   // 128 is how well the spans sit on cache lines (odd extents: badly).
   const auto spans = [&](const auto& dim_at, const Extents& stride, const int64_t* tail_align,
-                         int64_t* span, int64_t* align) {
+                         int64_t* span, int64_t* align, int esize) {
     int j = 0;
     for (; j < g.rank; ++j) {
       *span *= T.t[dim_at(j)];
       if (T.t[dim_at(j)] < p.extent[dim_at(j)]) break;
     }
     if (j < g.rank)
-      *align = gcd_pow2(gcd_pow2(*align, T.t[dim_at(j)] * stride[dim_at(j)] * g.esize),
+      *align = gcd_pow2(gcd_pow2(*align, T.t[dim_at(j)] * stride[dim_at(j)] * esize),
                         tail_align[j + 1]);
   };
   T.in_span = T.out_span = 1;
   T.in_align = T.out_align = 128;
-  spans([](int j) { return j; }, g.s_in, g.in_tail_align, &T.in_span, &T.in_align);
-  spans([&](int j) { return p.perm[j]; }, g.s_out, g.out_tail_align, &T.out_span, &T.out_align);
+  spans([](int j) { return j; }, g.s_in, g.in_tail_align, &T.in_span, &T.in_align, g.esize);
+  spans([&](int j) { return p.perm[j]; }, g.s_out, g.out_tail_align, &T.out_span, &T.out_align,
+        g.out_esize);
   const int64_t rows = T.volume / T.in_run;
   if (kind == TileKind::Narrow) {
     // Two raw buffers, the rows, a row table and a span table of 16 bytes an entry, then a
@@ -118,6 +119,15 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
   return T.smem_bytes <= (kind == TileKind::Big ? kMaxTileSmemBytes : 24 * 1024);
 }
 
+bool wide_offsets(const Geometry& g, const Tile& T) {
+  int64_t max_in = 0, max_out = 0;  // the farthest offset from the tile's base either way
+  for (int k = 0; k < g.rank; ++k) {
+    max_in += (T.t[k] - 1) * (g.s_in[k] < 0 ? -g.s_in[k] : g.s_in[k]);
+    max_out += (T.t[k] - 1) * (g.s_out[k] < 0 ? -g.s_out[k] : g.s_out[k]);
+  }
+  return std::max(max_in, max_out) > INT32_MAX;
+}
+
 int walk_grid(const Geometry& g, const Tile& T, const int* slot, GridDim* grid) {
   const Problem& p = *g.p;
   int order[kMaxRank];
@@ -147,17 +157,14 @@ Geometry geometry(const Problem& p) {
   g.p = &p;
   g.rank = p.rank;
   g.esize = static_cast<int>(p.elem_size);
-  int64_t s = 1;
-  for (int k = 0; k < p.rank; ++k) {
-    g.s_in[k] = s;
-    s *= p.extent[k];
-  }
+  g.out_esize = static_cast<int>(p.out_elem());
+  g.s_in = p.input().stride;
   g.s_out = p.output_strides();
   for (int j = 0; j < p.rank; ++j) g.out_pos[p.perm[j]] = j;
   g.in_tail_align[p.rank] = g.out_tail_align[p.rank] = 128;
   for (int j = p.rank - 1; j >= 0; --j) {
     g.in_tail_align[j] = gcd_pow2(g.in_tail_align[j + 1], g.s_in[j] * g.esize);
-    g.out_tail_align[j] = gcd_pow2(g.out_tail_align[j + 1], g.s_out[p.perm[j]] * g.esize);
+    g.out_tail_align[j] = gcd_pow2(g.out_tail_align[j + 1], g.s_out[p.perm[j]] * g.out_esize);
   }
   return g;
 }

@@ -22,9 +22,10 @@ inline int64_t gcd_pow2(int64_t a, int64_t b) { return b == 0 ? a : std::min(a, 
 // The problem's strides, computed once per planned view.
 struct Geometry {
   const Problem* p;
-  Extents s_in{}, s_out{};
+  Extents s_in{}, s_out{};  // elements, any sign (input strides may be 0: broadcast)
   int rank = 0;
-  int esize = 0;
+  int esize = 0;      // bytes of an input element (shared memory holds input elements)
+  int out_esize = 0;  // bytes of an output element (typed problems may convert)
   int out_pos[kMaxRank];  // input dim k is output dim out_pos[k]
   // gcd(128, byte strides of the dims from j on), input order and output order (j = 0..rank):
   // what the start of a span that ends before dim j is aligned to, whatever the tile.
@@ -61,6 +62,9 @@ enum class TileKind { Small, Big, Narrow };
 // 0..c-1 whole, output dim c by tc); false when it does not fit (tile_shape.cpp).
 bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* tile,
                TileKind kind = TileKind::Big);
+
+// Whether offsets inside the tile (input or output, strides of any sign) need 64 bits.
+bool wide_offsets(const Geometry& g, const Tile& T);
 
 // Tile volume (elements) a kind allows, and the narrow kernel's row pitch (bytes) for an input
 // run of `run_bytes`: whole 16-byte chunks and 4 bytes more, an odd number of words (narrow.cu).

@@ -20,6 +20,7 @@
 #include <array>
 
 #include "core/status.hpp"
+#include "cuda/elem_op.cuh"
 #include "cuda/elem_types.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/runtime.hpp"
@@ -27,6 +28,19 @@
 
 namespace xpose::detail {
 namespace {
+
+// The element operation of the write phase: a plain move of T (plain problems, the kernel as it
+// was before typed problems), or a typed one (elem_op.cuh).
+template <class T>
+struct PlainOp {
+  using in_t = T;
+  using out_t = T;
+  static constexpr bool kPlain = true;
+};
+template <class Typed>
+struct WithOp : Typed {
+  static constexpr bool kPlain = false;
+};
 
 // A thread's positions in one phase: global offset (relative to the tile's base), shared-memory
 // offset, and coordinates along the blocked slots packed as (slot1 << 16) | slot0.
@@ -100,10 +114,47 @@ __device__ __forceinline__ void store_pieces(T* p, const T& v) {
 // The cap of 64 registers (two blocks of 512 threads per SM) keeps enough loads in flight.
 // Read phase through registers (1- and 2-byte elements: cp.async moves 4 bytes at least; and
 // every size in pieces, Piece < log2(sizeof(T))).
-template <int Piece, class T, class Off>
-__device__ __forceinline__ void tiles_through_registers(const TiledParams& p, const T* in, T* out,
-                                                        T* tile, const Positions<Off>& rd,
+// `base + off` elements as one multiply-add of the 32-bit offset into the 64-bit pointer
+// (mad.wide): written in C++ the compiler adds the offset to the tile's 64-bit base first and
+// scales after, four instructions per element (ncu, docs/perf/middle-h100.md).
+template <class T>
+__device__ __forceinline__ T* at(T* base, int32_t off) {
+  T* p;
+  asm("mad.wide.s32 %0, %1, %2, %3;" : "=l"(p) : "r"(off), "n"(static_cast<int>(sizeof(T))),
+      "l"(base));
+  return p;
+}
+template <class T>
+__device__ __forceinline__ T* at(T* base, int64_t off) {
+  return base + off;
+}
+
+// The typed write of a thread's positions: out = op(v, out), the old values read first when
+// the operation accumulates (all loads before the stores, as in the plain write).
+template <class Op, class Off, class V>
+__device__ __forceinline__ void write_typed(const ElemOp& op, const V& v,
+                                            typename Op::out_t* dst, const Positions<Off>& wr,
+                                            const TileBase& b) {
+  using O = typename Op::out_t;
+  O y[kElemsPerThread] = {};
+  if (op.accumulate) {
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(wr.coord[e], b)) y[e] = *at(dst, wr.global[e]);
+  }
+#pragma unroll
+  for (int e = 0; e < kElemsPerThread; ++e)
+    if (inside(wr.coord[e], b)) *at(dst, wr.global[e]) = Op::apply(op, v(e), y[e]);
+}
+
+template <int Piece, class Op, class Off>
+__device__ __forceinline__ void tiles_through_registers(const TiledParams& p,
+                                                        const typename Op::in_t* in,
+                                                        typename Op::out_t* out,
+                                                        typename Op::in_t* tile,
+                                                        const Positions<Off>& rd,
                                                         const Positions<Off>& wr) {
+  using T = typename Op::in_t;
   for (int64_t t = blockIdx.x; t < p.num_tiles; t += gridDim.x) {
     const TileBase b = decode_tile(p, t);
     T v[kElemsPerThread];
@@ -122,31 +173,20 @@ __device__ __forceinline__ void tiles_through_registers(const TiledParams& p, co
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
       if (inside(wr.coord[e], b)) v[e] = tile[wr.shared[e]];
+    if constexpr (Op::kPlain) {
 #pragma unroll
-    for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(wr.coord[e], b)) {
-        if constexpr ((1 << Piece) < sizeof(T))
-          store_pieces<Piece>(out + b.out + wr.global[e], v[e]);
-        else
-          out[b.out + wr.global[e]] = v[e];
-      }
+      for (int e = 0; e < kElemsPerThread; ++e)
+        if (inside(wr.coord[e], b)) {
+          if constexpr ((1 << Piece) < sizeof(T))
+            store_pieces<Piece>(out + b.out + wr.global[e], v[e]);
+          else
+            out[b.out + wr.global[e]] = v[e];
+        }
+    } else {
+      write_typed<Op>(p.op, [&](int e) { return v[e]; }, out + b.out, wr, b);
+    }
     __syncthreads();
   }
-}
-
-// `base + off` elements as one multiply-add of the 32-bit offset into the 64-bit pointer
-// (mad.wide): written in C++ the compiler adds the offset to the tile's 64-bit base first and
-// scales after, four instructions per element (ncu, docs/perf/middle-h100.md).
-template <class T>
-__device__ __forceinline__ T* at(T* base, int32_t off) {
-  T* p;
-  asm("mad.wide.s32 %0, %1, %2, %3;" : "=l"(p) : "r"(off), "n"(static_cast<int>(sizeof(T))),
-      "l"(base));
-  return p;
-}
-template <class T>
-__device__ __forceinline__ T* at(T* base, int64_t off) {
-  return base + off;
 }
 
 // One predicated cp.async per position (no branch per element: the positions' addresses stay
@@ -180,9 +220,23 @@ __device__ __forceinline__ void wait_groups() {
 // (a 64-bit division per grid dimension) by one thread, one iteration ahead, and handed to
 // the others through shared memory across the iteration's barriers: decoded by every thread,
 // it sat between the barrier and the next loads, ~40 instructions per thread and dimension.
-template <int S, class T, class Off>
-__device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* in, T* out,
-                                                T* tile, int buf_elems, const Positions<Off>& rd) {
+// R: the unit of the read phase, the element (T) or, for typed tiles of 1- and 2-byte
+// elements, a group of 4 / sizeof(T) of them along input dim 0 (params.hpp `group_slot`);
+// `buf_elems` and the tile bases' input offsets count R units.
+template <int S, class Op, class Off, class R = typename Op::in_t>
+__device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* in,
+                                                typename Op::out_t* out, R* tile, int buf_elems,
+                                                const Positions<Off>& rd) {
+  using T = typename Op::in_t;
+  // Grouped reads: the blocked slot along dim 0 (if any) is limited in groups.
+  constexpr uint32_t kGroup = sizeof(R) / sizeof(T);
+  const auto read_base = [&](TileBase b) {
+    if constexpr (kGroup > 1) {
+      if (p.group_slot == 0) b.lim0 /= kGroup;
+      if (p.group_slot == 1) b.lim1 /= kGroup;
+    }
+    return b;
+  };
   __shared__ TileBase next[2];  // the tile `ahead` of the iteration of that parity
   static_assert(sizeof(next) <= kTileStaticSmemBytes, "the planner counts this shared memory");
   int64_t t = blockIdx.x;
@@ -193,7 +247,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
     const int64_t ts = t + static_cast<int64_t>(s) * gridDim.x;
     if (ts < p.num_tiles) {
       b[s] = decode_tile(p, ts);
-      issue_tile_loads(in, tile + s * buf_elems, b[s], rd);
+      issue_tile_loads(in, tile + s * buf_elems, read_base(b[s]), rd);
     } else {
       asm volatile("cp.async.commit_group;\n" ::);
     }
@@ -213,7 +267,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
     TileBase nb;
     if (ahead < p.num_tiles) {
       nb = next[parity];
-      issue_tile_loads(in, tile + ahead_buf * buf_elems, nb, rd);
+      issue_tile_loads(in, tile + ahead_buf * buf_elems, read_base(nb), rd);
     } else {
       asm volatile("cp.async.commit_group;\n" ::);
     }
@@ -224,9 +278,11 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
     // Every position reads its slot of the buffer (the full tile's; unused positions read slot
     // 0), so that only the stores are predicated; 16-byte elements with 64-bit offsets read
     // under the predicate too (four 16-byte values held at once spilled there).
-    const T* cur = tile + buf * buf_elems;
-    T* const dst = out + b[0].out;
-    if constexpr (sizeof(T) == 16 && sizeof(Off) == 8) {
+    const T* cur = reinterpret_cast<const T*>(tile + buf * buf_elems);
+    typename Op::out_t* const dst = out + b[0].out;
+    if constexpr (!Op::kPlain) {
+      write_typed<Op>(p.op, [&](int e) { return cur[wr.shared[e]]; }, dst, wr, b[0]);
+    } else if constexpr (sizeof(T) == 16 && sizeof(Off) == 8) {
 #pragma unroll
       for (int e = 0; e < kElemsPerThread; ++e)
         if (inside(wr.coord[e], b[0])) *at(dst, wr.global[e]) = cur[wr.shared[e]];
@@ -251,25 +307,37 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const T* i
 // tiles); either way the cap is 64 registers, which keeps enough loads in flight.
 // Piece: log2 of the global access width; below log2(sizeof(T)), in and out need only be
 // multiples of 2^Piece bytes (one buffer, each element moved in pieces).
-template <class T, class Off, int MaxThreads, int Piece>
+template <class Op, class Off, int MaxThreads, int Piece>
 __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
-    tiled_kernel(const __grid_constant__ TiledParams p, const T* __restrict__ in,
-                 T* __restrict__ out) {
+    tiled_kernel(const __grid_constant__ TiledParams p, const typename Op::in_t* __restrict__ in,
+                 typename Op::out_t* __restrict__ out) {
+  using T = typename Op::in_t;
   extern __shared__ uint4 smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);
   Positions<Off> rd;
-  decode_positions(p.in, p.n_in, p.volume, p.in_step, rd);
+  decode_positions(p.in, p.n_in, Op::kPlain ? p.volume : p.read_volume, p.in_step, rd);
+  if constexpr (!Op::kPlain && sizeof(T) < 4) {
+    if (p.group_slot != kNoGroup) {  // whole groups of elements, pipelined like wide ones
+      tiles_pipelined<2, Op>(p, reinterpret_cast<const uint32_t*>(in), out,
+                             reinterpret_cast<uint32_t*>(smem_raw),
+                             p.buffer_elems / static_cast<int>(4 / sizeof(T)), rd);
+      return;
+    }
+  }
   if constexpr (sizeof(T) >= 4 && (1 << Piece) == sizeof(T)) {
-    if (p.stages >= 4)
-      tiles_pipelined<4>(p, in, out, tile, p.buffer_elems, rd);
+    // Typed tiles: the planner's depth (2) only, a third of the instantiations' code.
+    if constexpr (!Op::kPlain)
+      tiles_pipelined<2, Op>(p, in, out, tile, p.buffer_elems, rd);
+    else if (p.stages >= 4)
+      tiles_pipelined<4, Op>(p, in, out, tile, p.buffer_elems, rd);
     else if (p.stages == 3)
-      tiles_pipelined<3>(p, in, out, tile, p.buffer_elems, rd);
+      tiles_pipelined<3, Op>(p, in, out, tile, p.buffer_elems, rd);
     else
-      tiles_pipelined<2>(p, in, out, tile, p.buffer_elems, rd);
+      tiles_pipelined<2, Op>(p, in, out, tile, p.buffer_elems, rd);
   } else {
     Positions<Off> wr;
     decode_positions(p.out, p.n_out, p.volume, p.out_step, wr);
-    tiles_through_registers<Piece>(p, in, out, tile, rd, wr);
+    tiles_through_registers<Piece, Op>(p, in, out, tile, rd, wr);
   }
 }
 
@@ -277,18 +345,45 @@ template <int Log2, class Off, int MaxThreads, int Piece>
 cudaError_t launch_one(const TiledParams& p, const void* in, void* out, cudaStream_t stream,
                        unsigned grid, unsigned threads, unsigned smem) {
   using T = Elem<Log2>;
-  return launch_kernel(&tiled_kernel<T, Off, MaxThreads, Piece>, grid, threads, smem, stream, p,
-                       static_cast<const T*>(in), static_cast<T*>(out));
+  return launch_kernel(&tiled_kernel<PlainOp<T>, Off, MaxThreads, Piece>, grid, threads, smem,
+                       stream, p, static_cast<const T*>(in), static_cast<T*>(out));
 }
+
+// Typed tiles: one instantiation per type pair (elem_op.cuh), big blocks (the 64-register cap
+// of either block size; any thread count), 32-bit offsets (the planner offers typed problems
+// no tile that needs more), whole elements (pointers that are not multiples of the element
+// sizes take the general kernel).
+template <class Op>
+constexpr auto kTypedKernel =
+    &tiled_kernel<Op, int32_t, kMaxTileThreads, log2_of_size(sizeof(typename Op::in_t))>;
+
+template <xpose_type_t In, xpose_type_t Out>
+struct TypedTile {
+  using Op = WithOp<TypedOp<In, Out>>;
+  static cudaError_t fn(const TiledParams& p, const void* in, void* out, cudaStream_t stream,
+                        unsigned grid, unsigned threads, unsigned smem) {
+    return launch_kernel(kTypedKernel<Op>, grid, threads, smem, stream, p,
+                         static_cast<const typename Op::in_t*>(in),
+                         static_cast<typename Op::out_t*>(out));
+  }
+  static void allow_smem(int smem) {
+    cudaFuncSetAttribute(kTypedKernel<Op>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  }
+};
+
+template <xpose_type_t In, xpose_type_t Out>
+struct TypedTileSetup {
+  static void fn(int smem) { TypedTile<In, Out>::allow_smem(smem); }
+};
 
 // Per device, once: registers of the small-block instantiation, and the shared-memory opt-in
 // (kMaxTileStages buffers of up to kMaxTileSmemBytes) for every instantiation.
 template <class T, int MaxThreads, int Piece>
 void allow_smem() {
   constexpr int kSmem = kMaxTileStages * kMaxTileSmemBytes + 64;
-  cudaFuncSetAttribute(tiled_kernel<T, int32_t, MaxThreads, Piece>,
+  cudaFuncSetAttribute(tiled_kernel<PlainOp<T>, int32_t, MaxThreads, Piece>,
                        cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-  cudaFuncSetAttribute(tiled_kernel<T, int64_t, MaxThreads, Piece>,
+  cudaFuncSetAttribute(tiled_kernel<PlainOp<T>, int64_t, MaxThreads, Piece>,
                        cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
 }
 
@@ -309,7 +404,7 @@ int setup_one() {
   allow_smem_pieces<Log2>();
   cudaGetLastError();
   cudaFuncAttributes a{};
-  return cudaFuncGetAttributes(&a, tiled_kernel<T, int32_t, kTileThreadsSmall, Log2>) ==
+  return cudaFuncGetAttributes(&a, tiled_kernel<PlainOp<T>, int32_t, kTileThreadsSmall, Log2>) ==
                  cudaSuccess
              ? a.numRegs
              : 0;
@@ -349,6 +444,16 @@ constexpr const std::array<LaunchFn, 5>* kLaunch[2][2] = {
 xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in, void* out,
                             void* stream, unsigned grid, unsigned threads, unsigned smem_bytes,
                             int log2_piece) {
+  if (p.op.in_type != XPOSE_TYPE_BYTES) {
+    const auto fn = OpTable<TypedTile>::find(p.op);
+    if (!fn)
+      return fail(XPOSE_ERROR_UNSUPPORTED, "no CUDA tile kernel converts type " +
+                                               std::to_string(p.op.in_type) + " to type " +
+                                               std::to_string(p.op.out_type));
+    return launch_status(fn(p, in, out, static_cast<cudaStream_t>(stream), grid, threads,
+                            smem_bytes),
+                         "tiled");
+  }
   const int piece = log2_piece < 0 || log2_piece > log2_elem ? log2_elem : log2_piece;
   const int big = threads > kTileThreadsSmall || piece < log2_elem ? 1 : 0;
   const LaunchFn fn = kLaunch[big][p.wide ? 1 : 0][log2_elem][piece];
@@ -358,6 +463,10 @@ xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in,
 }
 
 void tiled_kernel_regs(int regs[5]) {
+  constexpr int kSmem = kMaxTileStages * kMaxTileSmemBytes + 64;
+  for (const auto& row : OpTable<TypedTileSetup>::table.at)
+    for (const auto fn : row)
+      if (fn) fn(kSmem);
   regs[0] = setup_one<0>();
   regs[1] = setup_one<1>();
   regs[2] = setup_one<2>();

@@ -40,6 +40,10 @@ xpose_status_t launch_direct(const DirectParams&, int, int, const void*, void*, 
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
 
+xpose_status_t launch_general(const GeneralParams&, const void*, void*, void*, unsigned) {
+  return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
+}
+
 void tiled_kernel_regs(int regs[5]) {
   for (int k = 0; k < 5; ++k) regs[k] = 0;
 }

@@ -1,0 +1,450 @@
+// Typed, strided and scaled problems on the CUDA backend (xpose_plan_create_ex, issue 15): random
+// problems of every allowed type pair against the naive reference in the user's terms
+// (tests/typed_reference.hpp), with stride signs, padding, broadcast input, alpha/beta, both
+// layouts and misaligned pointers; outputs poisoned, the gaps between strided output elements
+// and guard bytes on both sides checked. Problems are normalized by make_problem_ex and planned
+// by cuda_make_plan (with or without a forced schema).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/problem.hpp"
+#include "gpu_util.hpp"
+#include "../typed_reference.hpp"
+
+namespace {
+
+using namespace xpose_test;
+using xpose::detail::BackendPlanPtr;
+using xpose::detail::Problem;
+
+const xpose_type_t kFloating[] = {XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F8_E5M2, XPOSE_TYPE_F16,
+                                  XPOSE_TYPE_BF16,    XPOSE_TYPE_F32,     XPOSE_TYPE_F64};
+const xpose_type_t kComplex[] = {XPOSE_TYPE_C32, XPOSE_TYPE_C64};
+const xpose_type_t kIntegers[] = {XPOSE_TYPE_I8,  XPOSE_TYPE_U8,  XPOSE_TYPE_I16, XPOSE_TYPE_U16,
+                                  XPOSE_TYPE_I32, XPOSE_TYPE_U32, XPOSE_TYPE_I64, XPOSE_TYPE_U64};
+
+// Exponent and mantissa bits of a floating component of `bytes` bytes of type t.
+void format_of(xpose_type_t t, int* e, int* m) {
+  switch (t) {
+    case XPOSE_TYPE_F8_E4M3: *e = 4, *m = 3; return;
+    case XPOSE_TYPE_F8_E5M2: *e = 5, *m = 2; return;
+    case XPOSE_TYPE_F16: *e = 5, *m = 10; return;
+    case XPOSE_TYPE_BF16: *e = 8, *m = 7; return;
+    case XPOSE_TYPE_F32: case XPOSE_TYPE_C32: *e = 8, *m = 23; return;
+    default: *e = 11, *m = 52; return;
+  }
+}
+
+// Random values of type t: random bits, and for floating types three in four with an exponent
+// near 1 (-10..+5 binades), so conversions round rather than mostly overflow or flush; the rest
+// keep infinities, NaNs, denormals and overflow in play.
+void fill_values(xpose_type_t t, size_t elem, std::vector<uint8_t>& buf, std::mt19937_64& rng) {
+  for (auto& b : buf) b = static_cast<uint8_t>(rng());
+  if (!is_floating(t) && !is_complex(t)) return;
+  int e = 0, m = 0;
+  format_of(t, &e, &m);
+  const size_t comp = is_complex(t) ? elem / 2 : elem;
+  const int bias = (1 << (e - 1)) - 1;
+  for (size_t at = 0; at + comp <= buf.size(); at += comp) {
+    if (rng() % 4 == 0) continue;
+    uint64_t bits = 0;
+    std::memcpy(&bits, &buf[at], comp);
+    const uint64_t ex = static_cast<uint64_t>(bias - 10 + static_cast<int>(rng() % 16));
+    const uint64_t field = ((uint64_t{1} << e) - 1) << m;
+    bits = (bits & ~field) | (ex << m);
+    std::memcpy(&buf[at], &bits, comp);
+  }
+}
+
+std::string case_text(const TypedCase& c) {
+  const auto list = [](const auto& v) {
+    std::string s = "(";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s + ")";
+  };
+  return "extents " + list(c.extents) + " perm " + list(c.perm) + " types " +
+         std::to_string(c.in_type) + "->" + std::to_string(c.out_type) + " elem " +
+         std::to_string(c.elem_size) + " in_strides " + list(c.in_strides) + " out_strides " +
+         list(c.out_strides) + " alpha {" + std::to_string(c.alpha[0]) + "," +
+         std::to_string(c.alpha[1]) + "} beta {" + std::to_string(c.beta[0]) + "," +
+         std::to_string(c.beta[1]) + "}" + (c.layout == XPOSE_ROW_MAJOR ? " row-major" : "");
+}
+
+struct Buffer {
+  uint8_t* p = nullptr;
+  explicit Buffer(size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes), cudaSuccess); }
+  ~Buffer() { cudaFree(p); }
+};
+
+// Plans `c` (forced to `schema` unless null) and runs it with the pointers `shift` bytes past
+// their element alignment, against the reference. Returns the planning status (the comparison
+// is asserted on success); `describe` receives the plan's description.
+xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
+                           std::mt19937_64& rng, std::string* describe = nullptr) {
+  const std::string what = case_text(c) + (schema ? std::string(" schema ") + schema : "") +
+                           " shift " + std::to_string(shift);
+  const xpose_desc_t d = c.desc();
+  Problem p;
+  xpose_status_t st = xpose::detail::make_problem_ex(c.rank(), c.extents.data(), c.perm.data(),
+                                                     c.elem_size, &d, c.layout, &p);
+  EXPECT_EQ(st, XPOSE_SUCCESS) << what << ": " << xpose_last_error();
+  if (st != XPOSE_SUCCESS) return st;
+  xpose_options_t given = cuda_options(c.layout), o;
+  EXPECT_EQ(xpose::detail::resolve_options(&given, &o), XPOSE_SUCCESS);
+  o.device = 0;  // what plan creation resolves the current device to in these tests
+  BackendPlanPtr plan;
+  st = xpose::detail::cuda_make_plan(p, o, schema ? schema : "", &plan);
+  if (st != XPOSE_SUCCESS) return st;
+  const std::string desc = plan->describe();
+  if (describe) *describe = desc;
+  int64_t ilo, ihi, olo, ohi;
+  reach(c.extents, c.input_strides(), &ilo, &ihi);
+  reach(c.out_extents(), c.output_strides(), &olo, &ohi);
+  const size_t isz = c.in_elem(), osz = c.out_elem();
+  const size_t in_bytes = static_cast<size_t>(ihi - ilo + 1) * isz;
+  const size_t out_bytes = static_cast<size_t>(ohi - olo + 1) * osz;
+  std::vector<uint8_t> in(in_bytes), prior(out_bytes);
+  fill_values(c.in_type, isz, in, rng);
+  fill_values(c.resolved_out(), osz, prior, rng);
+  std::vector<uint8_t> want = prior;
+  reference_typed(c, in.data() + static_cast<size_t>(-ilo) * isz,
+                  want.data() + static_cast<size_t>(-olo) * osz);
+  const size_t room = 2 * kGuard + 16;
+  Buffer din(in_bytes + room), dout(out_bytes + room);
+  uint8_t* const in_at = din.p + kGuard + shift;  // the tensor's lowest byte
+  uint8_t* const out_at = dout.p + kGuard + shift;
+  EXPECT_EQ(cudaMemcpy(in_at, in.data(), in_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemset(dout.p, kPoison, out_bytes + room), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(out_at, prior.data(), out_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(plan->execute(in_at + static_cast<size_t>(-ilo) * isz,
+                          out_at + static_cast<size_t>(-olo) * osz, nullptr),
+            XPOSE_SUCCESS)
+      << what << ": " << xpose_last_error();
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+  std::vector<uint8_t> got(out_bytes + room);
+  EXPECT_EQ(cudaMemcpy(got.data(), dout.p, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const size_t at = i - (kGuard + shift);  // wraps for bytes before the tensor
+    const uint8_t expect = at < out_bytes ? want[at] : kPoison;
+    if (got[i] != expect && bad++ == 0) first = i;
+  }
+  const bool guard = first < kGuard + shift || first >= kGuard + shift + out_bytes;
+  EXPECT_EQ(bad, 0u) << what << ": first wrong byte " << first << (guard ? " (a guard byte)" : "")
+                     << "\nplan: " << desc;
+  return XPOSE_SUCCESS;
+}
+
+// Dense strides of `ext` padded by 1-7 elements on both sides of every dim (always, or with
+// probability 0.7), each negated with probability `flip`, and (input only) set to 0 with
+// probability `zero`.
+std::vector<int64_t> random_strides(const TypedCase& c, const std::vector<int64_t>& ext,
+                                    std::mt19937_64& rng, double flip, double zero,
+                                    bool always_pad = false) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<int64_t> padded = ext;
+  const bool pad = always_pad || u(rng) < 0.7;
+  for (auto& e : padded) e += pad ? 2 + static_cast<int64_t>(rng() % 13) : 0;
+  std::vector<int64_t> s = c.dense(padded);
+  for (auto& v : s) {
+    if (u(rng) < flip) v = -v;
+    if (u(rng) < zero) v = 0;
+  }
+  return s;
+}
+
+// A random case of types in -> out (BYTES: elem_size bytes), volume up to ~max_volume.
+TypedCase random_case(xpose_type_t in, xpose_type_t out, size_t elem_size, int64_t max_volume,
+                      std::mt19937_64& rng) {
+  TypedCase c;
+  c.in_type = in;
+  c.out_type = out;
+  c.elem_size = in == XPOSE_TYPE_BYTES ? elem_size : type_size(in);
+  c.layout = rng() % 2 ? XPOSE_ROW_MAJOR : XPOSE_COL_MAJOR;
+  const int rank = 1 + static_cast<int>(rng() % 5);
+  int64_t volume = 1;
+  for (int k = 0; k < rank; ++k) {
+    const int64_t room = std::max<int64_t>(1, max_volume / volume);
+    const int64_t cap = std::min<int64_t>(room, rng() % 3 == 0 ? 300 : 40);
+    c.extents.push_back(1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(cap)));
+    volume *= c.extents.back();
+  }
+  c.perm.resize(rank);
+  for (int k = 0; k < rank; ++k) c.perm[k] = k;
+  std::shuffle(c.perm.begin(), c.perm.end(), rng);
+  const unsigned strides = static_cast<unsigned>(rng() % 4);  // none, in, out, both
+  if (strides & 1) c.in_strides = random_strides(c, c.extents, rng, 0.3, 0.15);
+  if (strides & 2) c.out_strides = random_strides(c, c.out_extents(), rng, 0.3, 0);
+  if (is_floating(in) || is_complex(in)) {
+    const double scalars[] = {1, 1, 0.75, -1.5, 3};
+    c.alpha[0] = scalars[rng() % 5];
+    c.beta[0] = rng() % 2 ? 0 : scalars[rng() % 5];
+    if (is_complex(in)) {
+      c.alpha[1] = rng() % 2 ? 0 : -0.5;
+      c.beta[1] = rng() % 2 ? 0 : 0.25;
+    }
+  } else if (in != XPOSE_TYPE_BYTES || elem_size <= 8) {
+    c.beta[0] = rng() % 2;  // integers and BYTES: a copy or an addition
+  }
+  return c;
+}
+
+// The tile schemas that can apply to a problem: one of them does unless nothing fits.
+const char* const kTileSchemas[] = {"fvi-small", "tiled", "packed", "packed-split"};
+
+TEST(TypedGpu, EveryTypePairRandomProblems) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.EveryTypePairRandomProblems"));
+  std::vector<std::pair<xpose_type_t, xpose_type_t>> pairs;
+  for (auto a : kFloating)
+    for (auto b : kFloating) pairs.push_back({a, b});
+  for (auto a : kComplex)
+    for (auto b : kComplex) pairs.push_back({a, b});
+  for (auto a : kIntegers) pairs.push_back({a, a});
+  for (const auto& [a, b] : pairs)
+    for (int n = 0; n < 6; ++n) {
+      const TypedCase c = random_case(a, b, 0, n < 4 ? 3000 : 400000, rng);
+      EXPECT_EQ(check_typed(c, nullptr, 0, rng), XPOSE_SUCCESS) << case_text(c);
+      // The same problem through a tile, whichever applies.
+      for (const char* schema : kTileSchemas)
+        if (check_typed(c, schema, 0, rng) == XPOSE_SUCCESS) break;
+      if (n == 0)  // pointers off their element alignment: the general kernel, bytewise
+        EXPECT_EQ(check_typed(c, nullptr, 1 + rng() % 7, rng), XPOSE_SUCCESS);
+      if (HasFailure()) return;
+    }
+}
+
+TEST(TypedGpu, StridedPlainRandomProblems) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.StridedPlainRandomProblems"));
+  for (size_t es : {1, 2, 4, 8, 16})
+    for (int n = 0; n < 12; ++n) {
+      TypedCase c = random_case(XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, es, n < 8 ? 3000 : 400000,
+                                rng);
+      c.beta[0] = 0;
+      if (c.in_strides.empty()) c.in_strides = random_strides(c, c.extents, rng, 0.5, 0.1);
+      EXPECT_EQ(check_typed(c, nullptr, 0, rng), XPOSE_SUCCESS);
+      for (const char* schema : kTileSchemas)
+        if (check_typed(c, schema, 0, rng) == XPOSE_SUCCESS) break;
+      if (n < 2) EXPECT_EQ(check_typed(c, nullptr, 1 + rng() % 15, rng), XPOSE_SUCCESS);
+      if (HasFailure()) return;
+    }
+}
+
+// Every schema that takes non-plain problems, forced on typed and on strided problems; copy and
+// rows refuse them.
+TEST(TypedGpu, ForcedSchemasOnTypedAndStrided) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.ForcedSchemasOnTypedAndStrided"));
+  struct Shape { std::vector<int64_t> ext; std::vector<int> perm; };
+  const std::vector<Shape> shapes = {
+      {{3001}, {0}},        {{300, 7, 5}, {0, 2, 1}}, {{6, 33, 17}, {0, 2, 1}},
+      {{67, 45}, {1, 0}},   {{40, 3, 50}, {2, 1, 0}}, {{4, 3, 40, 5}, {1, 0, 3, 2}},
+      {{2, 3, 4, 5, 6}, {4, 2, 0, 1, 3}},             {{8, 9, 70}, {1, 2, 0}},
+      {{3, 90, 2, 60}, {1, 3, 0, 2}},                 {{500, 130, 3}, {1, 0, 2}}};
+  const char* schemas[] = {"direct", "fvi-small", "tiled", "packed", "packed-split",
+                           "tiled:in=64,out=16,threads=128", "packed-split:threads=512",
+                           "tiled:in=64,out=64,threads=1024", "tiled:stages=3",
+                           "tiled:band=3", "copy", "rows"};
+  struct Kind { xpose_type_t in, out; size_t es; double beta; bool strided; };
+  const Kind kinds[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 4, 1, false},
+                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 2, 0, true},
+                        {XPOSE_TYPE_C32, XPOSE_TYPE_C64, 8, 0.5, false},
+                        {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, 4, 0, true},
+                        {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, 1, 0, true}};
+  for (const char* schema : schemas) {
+    const std::string name = std::string(schema).substr(0, std::string(schema).find(':'));
+    const bool plain_only = name == "copy" || name == "rows";
+    for (const Kind& k : kinds) {
+      int accepted = 0;
+      for (const Shape& s : shapes) {
+        TypedCase c;
+        c.extents = s.ext;
+        c.perm = s.perm;
+        c.in_type = k.in, c.out_type = k.out, c.elem_size = k.es;
+        c.beta[0] = k.beta;
+        if (k.strided) {
+          c.in_strides = random_strides(c, c.extents, rng, 0.5, 0.1, true);
+          c.out_strides = random_strides(c, c.out_extents(), rng, 0.5, 0, true);
+        }
+        std::string desc;
+        const xpose_status_t st = check_typed(c, schema, 0, rng, &desc);
+        if (st == XPOSE_SUCCESS) {
+          ++accepted;
+          EXPECT_NE(desc.find(name), std::string::npos) << desc;
+        } else {
+          EXPECT_EQ(st, XPOSE_ERROR_INVALID_ARGUMENT) << case_text(c) << " " << schema;
+          EXPECT_NE(std::string(xpose_last_error()).find("does not apply"), std::string::npos)
+              << xpose_last_error();
+        }
+        if (HasFailure()) return;
+      }
+      std::printf("schema %s, types %d->%d%s: accepted %d shapes\n", schema, k.in, k.out,
+                  k.strided ? " strided" : "", accepted);
+      if (plain_only)
+        EXPECT_EQ(accepted, 0) << schema;
+      else
+        EXPECT_GT(accepted, 0) << schema << " types " << k.in << "->" << k.out;
+    }
+  }
+}
+
+// Above the direct kernel's sizes, the heuristic plan of each measured case of issue 15 is a
+// tile (not the general kernel), and right.
+TEST(TypedGpu, LargerProblemsTakeTiles) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.LargerProblemsTakeTiles"));
+  struct Kind { xpose_type_t in, out; double beta; bool padded; };
+  const Kind kinds[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0, false},
+                        {XPOSE_TYPE_F32, XPOSE_TYPE_F16, 0, false},
+                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0, false},
+                        {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0, false},
+                        {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 1, false},
+                        {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, 0, true}};
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int>>> shapes = {
+      {{517, 389}, {1, 0}}, {{33, 45, 61, 7}, {2, 0, 3, 1}}, {{64, 64, 64}, {0, 2, 1}}};
+  for (const Kind& k : kinds)
+    for (const auto& [ext, perm] : shapes) {
+      TypedCase c;
+      c.extents = ext, c.perm = perm;
+      c.in_type = k.in, c.out_type = k.out, c.elem_size = 4;
+      c.beta[0] = k.beta;
+      if (k.padded) {
+        c.in_strides = random_strides(c, c.extents, rng, 0, 0, true);
+        c.out_strides = random_strides(c, c.out_extents(), rng, 0, 0, true);
+      }
+      std::string desc;
+      EXPECT_EQ(check_typed(c, nullptr, 0, rng, &desc), XPOSE_SUCCESS);
+      // The first line is the plan for aligned pointers (the general kernel follows for others).
+      EXPECT_EQ(desc.substr(0, desc.find('\n')).find("direct"), std::string::npos)
+          << case_text(c) << "\n" << desc;
+      if (HasFailure()) return;
+    }
+}
+
+}  // namespace
+
+// Not a test: issue 15's timings (heuristic plans; the yardstick is a device-to-device copy
+// moving as many bytes as the plan reads and writes, (read + written) / 2 copied, timed in the
+// same process). Run with --gtest_also_run_disabled_tests --gtest_filter='TypedGpuBench.*' and
+// XPOSE_TYPED_BENCH=FILE, a suite as `xpose bench SUITE --list` prints it. Prints a line per
+// case and each kind's median and worst ratio (copy time / plan time).
+TEST(TypedGpuBench, DISABLED_IssueCases) {
+  XPOSE_REQUIRE_GPU();
+  const char* path = std::getenv("XPOSE_TYPED_BENCH");
+  if (!path) GTEST_SKIP() << "XPOSE_TYPED_BENCH names no suite file";
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int>>> shapes;
+  std::ifstream f(path);
+  for (std::string line; std::getline(f, line);) {
+    std::istringstream words(line);
+    std::string suite, name, ext, perm;
+    if (!(words >> suite >> name >> ext >> perm)) continue;
+    std::vector<int64_t> e;
+    std::vector<int> p;
+    for (std::istringstream s(ext); std::getline(s, name, ',');) e.push_back(std::stoll(name));
+    for (std::istringstream s(perm); std::getline(s, name, ',');) p.push_back(std::stoi(name));
+    shapes.push_back({e, p});
+  }
+  ASSERT_FALSE(shapes.empty()) << path;
+  struct Kind { const char* name; xpose_type_t in, out; double beta; bool padded; };
+  const Kind kinds[] = {{"f32->bf16", XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0, false},
+                        {"f32->f16", XPOSE_TYPE_F32, XPOSE_TYPE_F16, 0, false},
+                        {"f16->f32", XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0, false},
+                        {"bf16->e4m3", XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0, false},
+                        {"f32 beta=1", XPOSE_TYPE_F32, XPOSE_TYPE_F32, 1, false},
+                        {"f32 padded", XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0, true}};
+  std::mt19937_64 rng(15);
+  cudaEvent_t t0, t1;
+  cudaEventCreate(&t0);
+  cudaEventCreate(&t1);
+  const auto time_ms = [&](const auto& run) {  // median of 7 batches of 5 runs, per run
+    run();
+    std::vector<float> ms;
+    for (int r = 0; r < 7; ++r) {
+      cudaEventRecord(t0);
+      for (int i = 0; i < 5; ++i) run();
+      cudaEventRecord(t1);
+      cudaEventSynchronize(t1);
+      float m = 0;
+      cudaEventElapsedTime(&m, t0, t1);
+      ms.push_back(m / 5);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[3];
+  };
+  for (const Kind& k : kinds) {
+    std::vector<double> ratios;
+    for (const auto& [ext, perm] : shapes) {
+      TypedCase c;
+      c.extents = ext, c.perm = perm;
+      c.in_type = k.in, c.out_type = k.out, c.elem_size = type_size(k.in);
+      c.beta[0] = k.beta;
+      if (k.padded) {  // every extent padded by 1-7 elements on both sides, each tensor
+        // (by 1 where 1-7 would reach more than 4x the elements: ranks 6-8 of small extents)
+        std::vector<int64_t> pi = ext, po = c.out_extents();
+        for (auto* pe : {&pi, &po}) {
+          std::vector<int64_t> wide = *pe;
+          double grow = 1;
+          for (size_t i = 0; i < wide.size(); ++i) {
+            wide[i] += 2 + static_cast<int64_t>(rng() % 7 + rng() % 7);
+            grow *= static_cast<double>(wide[i]) / static_cast<double>((*pe)[i]);
+          }
+          if (grow > 4)
+            for (auto& e : *pe) e += 2;
+          else
+            *pe = wide;
+        }
+        c.in_strides = c.dense(pi);
+        c.out_strides = c.dense(po);
+      }
+      const xpose_desc_t d = c.desc();
+      Problem p;
+      ASSERT_EQ(xpose::detail::make_problem_ex(c.rank(), ext.data(), perm.data(), c.elem_size,
+                                               &d, c.layout, &p),
+                XPOSE_SUCCESS)
+          << xpose_last_error();
+      xpose_options_t given = cuda_options(), o;
+      xpose::detail::resolve_options(&given, &o);
+      o.device = 0;
+      BackendPlanPtr plan;
+      ASSERT_EQ(xpose::detail::cuda_make_plan(p, o, "", &plan), XPOSE_SUCCESS);
+      int64_t ilo, ihi, olo, ohi;
+      reach(c.extents, c.input_strides(), &ilo, &ihi);
+      reach(c.out_extents(), c.output_strides(), &olo, &ohi);
+      const int64_t vol = c.volume();
+      const size_t moved = static_cast<size_t>(vol) *
+                           (c.in_elem() + c.out_elem() * (k.beta != 0 ? 2 : 1)) / 2;
+      const size_t in_bytes = static_cast<size_t>(ihi - ilo + 1) * c.in_elem();
+      const size_t out_bytes = static_cast<size_t>(ohi - olo + 1) * c.out_elem();
+      Buffer a(in_bytes), b(out_bytes), ca(moved), cb(moved);
+      cudaMemset(a.p, 0x3c, in_bytes);  // finite values of every input type
+      cudaMemset(b.p, 0x3c, out_bytes);
+      const float ms = time_ms([&] {
+        plan->execute(a.p - ilo * static_cast<int64_t>(c.in_elem()),
+                      b.p - olo * static_cast<int64_t>(c.out_elem()), nullptr);
+      });
+      const float copy = time_ms([&] { cudaMemcpyAsync(cb.p, ca.p, moved, cudaMemcpyDefault); });
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ratios.push_back(copy / ms);
+      const std::string desc = plan->describe();
+      std::printf("%s %s ms %.4f copy_ms %.4f ratio %.3f plan %s\n", k.name,
+                  case_text(c).c_str(), ms, copy, copy / ms,
+                  desc.substr(0, desc.find('\n')).c_str());
+    }
+    std::sort(ratios.begin(), ratios.end());
+    std::printf("SUMMARY %s: %zu cases, median %.3f, worst %.3f\n", k.name, ratios.size(),
+                ratios[ratios.size() / 2], ratios.front());
+  }
+  cudaEventDestroy(t0);
+  cudaEventDestroy(t1);
+}
