@@ -9,6 +9,8 @@
 //    the buffer: the tile kernel writes the output itself.
 // Work units (row segments, tiles) are spread over OpenMP threads by run_chunks like the dense
 // schemas'. Strides come from the Problem, in elements, turned into bytes here.
+#include <omp.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -114,11 +116,19 @@ class TypedPlan final : public BackendPlan {
     const auto* src = static_cast<const char*>(in);
     auto* dst = static_cast<char*>(out);
     const int64_t bytes = volume_ * (ie_ + oe_ * (key_.beta ? 2 : 1));
+    // Each thread's two stages (input elements, converted output), L2-resident.
+    const size_t per_thread = 2 * static_cast<size_t>(kStageBytes);
+    std::unique_ptr<char[]> buffers(new (std::nothrow) char[per_thread * x_.threads + 64]);
+    if (!buffers)
+      return fail(XPOSE_ERROR_OUT_OF_MEMORY, "the typed CPU plan's stages (" +
+                                                 std::to_string(per_thread * x_.threads) +
+                                                 " bytes) could not be allocated");
+    char* base = buffers.get() + (64 - reinterpret_cast<uintptr_t>(buffers.get()) % 64) % 64;
     run_chunks(x_.threads, units_, bytes, [&](int64_t u0, int64_t u1) {
-      // The two stages of this range (input elements, converted output), L2-resident.
-      std::unique_ptr<char[]> buffers(new (std::nothrow) char[2 * kStageBytes + 64]);
-      if (!buffers) std::abort();  // 128 KiB: as unreachable as a stack overflow
-      char* stage = buffers.get() + (64 - reinterpret_cast<uintptr_t>(buffers.get()) % 64) % 64;
+      // Our team's thread number; a range run serially (run_chunks' single range) may be on a
+      // thread of the caller's own team, whose number can exceed ours: it is alone then.
+      const int t = omp_get_thread_num() % x_.threads;
+      char* stage = base + per_thread * static_cast<size_t>(t);
       if (tiled_) tiles(src, dst, u0, u1, stage, stage + kStageBytes);
       else rows(src, dst, u0, u1, stage, stage + kStageBytes);
       if (nt_) store_fence();
