@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -251,6 +252,42 @@ TEST(TypedCpu, ForcedTilesAndStores) {
     check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema);
     if (HasFatalFailure()) return;
   }
+}
+
+// One plan executed by several threads at once (each with its own buffers): the plan's stages
+// are per execute, its state read-only.
+TEST(TypedCpu, OnePlanFromSeveralThreads) {
+  Rng rng(test_seed() ^ 0x7ead5);
+  SCOPED_TRACE(seed_note());
+  TypedCase c;
+  c.extents = {300, 257, 3};
+  c.perm = {2, 0, 1};
+  c.in_type = XPOSE_TYPE_F32;
+  c.out_type = XPOSE_TYPE_BF16;
+  c.beta[0] = 0.5;
+  c.in_strides = {1, 310, 310 * 260};
+  const int64_t volume = c.volume();
+  int64_t ilo, ihi;
+  reach(c.extents, c.in_strides, &ilo, &ihi);
+  const Problem p = problem_of(c);
+  BackendPlanPtr plan;
+  ASSERT_EQ(cpu_make_plan(p, xpose_test::cpu_options(XPOSE_COL_MAJOR, 2), "", &plan),
+            XPOSE_SUCCESS);
+  constexpr int kThreads = 4;
+  std::vector<std::vector<unsigned char>> in(kThreads), out(kThreads), want(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    in[t].resize((ihi + 1) * 4);
+    out[t].resize(volume * 2);
+    xpose_test::fill_random(in[t].data(), in[t].size(), rng.next());
+    xpose_test::fill_random(out[t].data(), out[t].size(), rng.next());
+    want[t] = out[t];
+    reference_typed(c, in[t].data(), want[t].data());
+  }
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kThreads; ++t)
+    workers.emplace_back([&, t] { plan->execute(in[t].data(), out[t].data(), nullptr); });
+  for (auto& w : workers) w.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(out[t], want[t]) << "thread " << t;
 }
 
 // The same through the public entry point: make_problem_ex's normalization (dims dropped and
