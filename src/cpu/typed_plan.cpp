@@ -35,6 +35,10 @@ constexpr int64_t kStageBytes = 64 << 10;   // a tile's staging buffer (L2-resid
 // stride, first fastest), k < n: an odometer from q0's digits.
 void offsets(int64_t q0, int n, const int64_t* ext, const int64_t* stride, int count,
              int64_t* out) {
+  if (count == 1) {  // one dim (the common case): no digits
+    for (int k = 0; k < n; ++k) out[k] = (q0 + k) * stride[0];
+    return;
+  }
   int64_t digit[kMaxRank], off = 0;
   for (int g = 0; g < count; ++g) {
     digit[g] = q0 % ext[g];
