@@ -1,12 +1,14 @@
 // The `typed` schema: every problem that is not plain() (strides of any sign, broadcast input,
 // conversion, alpha/beta, integer accumulation), docs/cpu.md. Two shapes:
 //  - rows: the dimension fastest in the output is also the one walked in the input; each row
-//    is one element operation (typed_ops.hpp) at the two strides, long rows cut in segments;
-//  - tiles: the input's fastest dimension J and the output's fastest I differ; a TI x TO tile
-//    is transposed as raw elements into a staging buffer (the SIMD tile kernels when J is
-//    contiguous, a scalar gather otherwise), then each of its output rows is one element
-//    operation from the buffer into the output. A pure copy with a contiguous output row skips
-//    the buffer: the tile kernel writes the output itself.
+//    is one element operation (typed_ops.hpp) at the two strides (long rows cut in segments,
+//    output-continuing short rows staged back to back, short single rows batched);
+//  - tiles: the input's fastest dimension J and the output's fastest I differ (each grown over
+//    the dims continuing it, I also over further output dims when its rows stay short); a
+//    TI x TO tile is transposed as raw elements into a stage (the SIMD tile kernels when J is
+//    contiguous, a scalar gather otherwise), then its rows go through the element operation
+//    into the output (optionally streamed). A pure copy with a contiguous output row skips the
+//    stage: the tile kernel writes the output itself.
 // Work units (row segments, tiles) are spread over OpenMP threads by run_chunks like the dense
 // schemas'. Strides come from the Problem, in elements, turned into bytes here.
 #include <omp.h>
