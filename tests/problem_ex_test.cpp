@@ -266,6 +266,23 @@ TEST(ProblemEx, RefusesBadDescriptorsWithAMessage) {
   EXPECT_NE(std::string(xpose_last_error()).find("16 bytes"), std::string::npos);
 }
 
+TEST(ProblemEx, AWiderOutputTypeMustFitIn64Bits) {
+  // 2^61 one-byte elements fit; as f64 they would be 2^64 bytes.
+  const int64_t ext[2] = {int64_t{1} << 31, int64_t{1} << 30};
+  const int perm[2] = {1, 0};
+  xpose_desc_t d;
+  xpose_desc_init(&d);
+  d.in_type = XPOSE_TYPE_F8_E5M2;
+  d.out_type = XPOSE_TYPE_F64;
+  Problem p;
+  EXPECT_EQ(make_problem_ex(2, ext, perm, 1, &d, XPOSE_COL_MAJOR, &p),
+            XPOSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(xpose_last_error()).find("output's size in bytes"), std::string::npos)
+      << xpose_last_error();
+  d.out_type = XPOSE_TYPE_F16;  // 2^62 bytes: fine
+  EXPECT_EQ(make_problem_ex(2, ext, perm, 1, &d, XPOSE_COL_MAJOR, &p), XPOSE_SUCCESS);
+}
+
 TEST(ProblemEx, OverlapCheckFollowsTheStridedReach) {
   // A reversed 100-element input reaches offsets -99..0: an output right below it overlaps.
   const int64_t ext[1] = {100}, neg[1] = {-1};
@@ -292,6 +309,43 @@ TEST(ProblemEx, FusionTestDoesNotOverflow) {
   ASSERT_EQ(make(r, strided_desc(r), &p, 1), XPOSE_SUCCESS) << xpose_last_error();
   EXPECT_EQ(p.rank, 2);
   EXPECT_EQ(problem_pairs(p), user_pairs(r));
+}
+
+TEST(ProblemEx, MinusZeroAlphaIsItsOwnPlan) {
+  // Fuzzer finding (hptt_fuzzer): -0.0 == +0.0, so the plan cache served alpha = -0.0's plan to
+  // alpha = +0.0 and 0 * x came out with the wrong sign. Scalars compare bit for bit.
+  const Request r{{8}, {}, {}, {0}};
+  xpose_desc_t d;
+  xpose_desc_init(&d);
+  d.in_type = XPOSE_TYPE_F32;
+  d.alpha[0] = -0.0;
+  Problem neg, pos;
+  ASSERT_EQ(make(r, d, &neg, 4), XPOSE_SUCCESS);
+  d.alpha[0] = 0.0;
+  ASSERT_EQ(make(r, d, &pos, 4), XPOSE_SUCCESS);
+  EXPECT_FALSE(neg == pos);
+  EXPECT_NE(hash_value(neg), hash_value(pos));
+  const xpose_options_t o = xpose_test::cpu_options();
+  const float in[8] = {-1, -2, 3, -4, 5, -6, 7, -8};
+  for (double alpha : {-0.0, 0.0, -0.0}) {
+    d.alpha[0] = alpha;
+    xpose_plan_t plan = nullptr;
+    ASSERT_EQ(xpose_plan_create_ex(&plan, 1, r.ext.data(), r.perm.data(), 4, &d, &o),
+              XPOSE_SUCCESS);
+    float out[8];
+    ASSERT_EQ(xpose_execute(plan, in, out, nullptr), XPOSE_SUCCESS);
+    xpose_plan_destroy(plan);
+    for (int k = 0; k < 8; ++k)
+      EXPECT_EQ(std::signbit(out[k]), std::signbit(static_cast<float>(alpha)) != (in[k] < 0))
+          << "alpha " << alpha << " k " << k;
+  }
+  // A beta of -0.0 does not read out, as +0.0: one problem.
+  d.alpha[0] = 2;
+  d.beta[0] = -0.0;
+  ASSERT_EQ(make(r, d, &neg, 4), XPOSE_SUCCESS);
+  d.beta[0] = 0.0;
+  ASSERT_EQ(make(r, d, &pos, 4), XPOSE_SUCCESS);
+  EXPECT_TRUE(neg == pos);
 }
 
 TEST(ProblemEx, NullDescIsThePlainEntryPoint) {

@@ -26,8 +26,17 @@ batch). Times are medians of --reps batches.
 With --xpose-csv (from `xpose bench SUITE --csv` on the same cases), the table has xpose's rows
 too and the share of cases where xpose is at least as fast as each framework.
 
+The framework "xpose-py" is the Python package (python/xpose) on PyTorch tensors:
+`xpose.transpose(x, axes, out=out)` into the same preallocated output as PyTorch's row, timed
+the same way, with PyTorch's copy. --cases reads the `--list` lines from a file instead of
+running the xpose command (a machine with the package but not the command), and --png draws
+the median and 10th-percentile ratios of each framework per suite and element size.
+
     python3 tools/bench_frameworks.py --xpose build/tools/xpose --suite dtypes --limit 60 \\
         --xpose-csv dtypes.csv --csv frameworks.csv
+    xpose bench quick --list --elem 4 > cases.txt
+    python3 tools/bench_frameworks.py --frameworks xpose-py,torch,cupy,jax --cases cases.txt \\
+        --png frameworks.png
 """
 import argparse
 import csv
@@ -167,6 +176,22 @@ class Torch:
         return dtype, ms, copy_ms, batch, self.torch.equal(bufs.raw_out(case), want)
 
 
+class XposePy:
+    name = "xpose-py"
+
+    def __init__(self, torch, xpose):
+        self.torch, self.xpose = torch, xpose
+
+    def run(self, bufs, case, shape, axes, dtype, reps, batch, want):
+        src, dst = bufs.typed_in(case, dtype), bufs.typed_out(case, dtype)
+        copy_ms, batch = timed_events(self.torch, lambda: dst.copy_(src), reps, batch)
+        x = src.view(shape)
+        out = dst.view([shape[a] for a in axes])
+        ms, _ = timed_events(self.torch, lambda: self.xpose.transpose(x, axes, out=out), reps,
+                             batch)
+        return dtype, ms, copy_ms, batch, self.torch.equal(bufs.raw_out(case), want)
+
+
 class Cupy:
     name = "cupy"
 
@@ -272,6 +297,9 @@ def load_frameworks(names):
         try:
             if name == "torch":
                 out.append(Torch(torch))
+            elif name == "xpose-py":
+                import xpose
+                out.append(XposePy(torch, xpose))
             elif name == "cupy":
                 import cupy
                 out.append(Cupy(torch, cupy))
@@ -281,7 +309,7 @@ def load_frameworks(names):
                 out.append(Jax(torch, jax))
             else:
                 raise SystemExit(f"bench_frameworks: --frameworks: unknown '{name}' "
-                                 "(torch, cupy, jax)")
+                                 "(xpose-py, torch, cupy, jax)")
         except ImportError as e:
             print(f"bench_frameworks: {name} unavailable ({e}); skipping it", file=sys.stderr)
     return torch, out
@@ -347,6 +375,47 @@ def print_summary(rows):
                   f" {p10:6.3f} | {worst:6.3f} | {wrong:5d} | {failed:6d} |")
 
 
+def read_cases(path, elem):
+    """{suite: cases} of a file of `xpose bench SUITE --list` lines, in the file's order."""
+    suites = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                case = parse_case(line, elem)
+                suites.setdefault(case.suite, []).append(case)
+    return suites
+
+
+def plot(rows, path):
+    """Median (bar) and 10th percentile (tick) copy ratio per framework, for each suite and
+    element size: PNG at `path`."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    groups = sorted({(r["suite"], int(r["elem"])) for r in rows})
+    names = list(dict.fromkeys(r["framework"] for r in rows))
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(groups) * len(names) / 2), 4))
+    width = 0.8 / len(names)
+    for k, name in enumerate(names):
+        meds, p10s = [], []
+        for suite, elem in groups:
+            med, p10, _ = ratio_stats(r["ratio"] for r in rows if r["framework"] == name and
+                                      r["ok"] and r["suite"] == suite and int(r["elem"]) == elem)
+            meds.append(med)
+            p10s.append(p10)
+        xs = [g + k * width for g in range(len(groups))]
+        ax.bar(xs, meds, width, label=name)
+        ax.plot(xs, p10s, "k_", markersize=8)
+    ax.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))])
+    ax.set_xticklabels([f"{s}\n{e} B" for s, e in groups])
+    ax.axhline(1.0, color="gray", linewidth=0.5)
+    ax.set_ylabel("copy time / transposition time")
+    ax.set_title("median (bar), 10th percentile (tick)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def print_xpose_shares(rows, xpose_rows):
     """Per framework: of the cases both ran correctly, how many xpose does at least as fast,
     by copy ratio (each against its own same-run copy) and by time."""
@@ -376,7 +445,11 @@ def main():
     ap.add_argument("--single", action="store_true",
                     help="time one call per event pair (JAX: per wait), never batches: the "
                     "single-call columns of xpose bench --latency")
-    ap.add_argument("--frameworks", default="torch,cupy,jax")
+    ap.add_argument("--frameworks", default="torch,cupy,jax",
+                    help="of xpose-py (the Python package), torch, cupy, jax")
+    ap.add_argument("--cases", help="a file of `xpose bench SUITE --list` lines to run instead "
+                    "of the --suite options")
+    ap.add_argument("--png", help="draw the summary's medians and 10th percentiles here")
     ap.add_argument("--csv", help="write " + ",".join(FIELDS) + " (a row as each case ends)")
     ap.add_argument("--xpose-csv", help="`xpose bench --csv` of the same cases, to compare")
     args = ap.parse_args()
@@ -388,8 +461,10 @@ def main():
     if writer:
         writer.writeheader()
     rows = []
-    for suite in args.suite or ["quick"]:
-        cases = list_cases(args.xpose, suite, args.elem, args.limit, args.seed)
+    suites = read_cases(args.cases, args.elem) if args.cases else {
+        suite: list_cases(args.xpose, suite, args.elem, args.limit, args.seed)
+        for suite in args.suite or ["quick"]}
+    for cases in suites.values():
         if not cases:
             continue
         bufs = Buffers(torch, max(volume(c.extents) * c.elem for c in cases))
@@ -408,6 +483,8 @@ def main():
     print_summary([r for r in xpose_rows if (r["suite"], r["case"]) in listed] + rows)
     if xpose_rows:
         print_xpose_shares(rows, xpose_rows)
+    if args.png:
+        plot(rows, args.png)
     return 1 if any(not r["ok"] and not r["error"] for r in rows) else 0
 
 

@@ -128,8 +128,11 @@ size_t hash_value(const Problem& p) {
   }
   if (p.typed()) {
     h = h * 1099511628211ull ^ (static_cast<size_t>(p.in_type) << 8 | p.out_type);
-    for (double v : {p.alpha[0], p.alpha[1], p.beta[0], p.beta[1]})
-      h = h * 1099511628211ull ^ std::hash<double>{}(v);
+    for (double v : {p.alpha[0], p.alpha[1], p.beta[0], p.beta[1]}) {
+      uint64_t bits;  // bits, as Scalar compares them (std::hash takes -0.0 for +0.0)
+      std::memcpy(&bits, &v, sizeof bits);
+      h = h * 1099511628211ull ^ std::hash<uint64_t>{}(bits);
+    }
   }
   return h;
 }

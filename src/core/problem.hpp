@@ -5,12 +5,25 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "core/layout.hpp"
 #include "xpose/xpose.h"
 
 namespace xpose::detail {
+
+// A scalar {re, im} of a typed problem, compared bit for bit: -0.0 and +0.0 scale to results of
+// different signs, so plans (and the plan cache's keys) must tell them apart.
+struct Scalar {
+  double v[2];
+  double& operator[](int i) { return v[i]; }
+  const double& operator[](int i) const { return v[i]; }
+  operator const double*() const { return v; }
+  friend bool operator==(const Scalar& a, const Scalar& b) {
+    return std::memcmp(a.v, b.v, sizeof a.v) == 0;
+  }
+};
 
 struct Problem {
   int rank = 0;          // normalized rank; 0 or 1 is a plain copy of `volume` elements (plain())
@@ -35,8 +48,8 @@ struct Problem {
   // The element offsets, relative to the base pointers, of the first and last bytes' elements
   // each tensor reaches: [in_lo, in_hi] and [out_lo, out_hi] (0 and volume-1 when dense).
   int64_t in_lo = 0, in_hi = 0, out_lo = 0, out_hi = 0;
-  double alpha[2] = {1, 0};
-  double beta[2] = {0, 0};
+  Scalar alpha{{1, 0}};
+  Scalar beta{{0, 0}};
 
   // A dense permutation of opaque bytes: every path that predates xpose_plan_create_ex.
   bool plain() const { return !strided && !typed(); }

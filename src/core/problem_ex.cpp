@@ -71,6 +71,7 @@ xpose_status_t check_scalars(const xpose_desc_t& d, xpose_type_t type, Problem* 
   p->alpha[1] = used == 2 ? a[1] : 0;
   p->beta[0] = b[0];
   p->beta[1] = used == 2 ? b[1] : 0;
+  if (!p->reads_out()) p->beta = Scalar{{0, 0}};  // -0.0: out is not read either
   return XPOSE_SUCCESS;
 }
 
@@ -210,6 +211,10 @@ xpose_status_t make_problem_ex(int rank, const int64_t* extents, const int* perm
   Problem p;
   XPOSE_TRY(make_problem(rank, extents, perm, in_size, layout, &p));
   const size_t out_size = out_type == XPOSE_TYPE_BYTES ? in_size : type_info(out_type).size;
+  int64_t out_bytes;  // make_problem checked the input's bytes; a wider output type has more
+  if (__builtin_mul_overflow(p.volume, static_cast<int64_t>(out_size), &out_bytes))
+    return bad("the output's size in bytes (" + std::to_string(p.volume) + " elements of " +
+               std::to_string(out_size) + " bytes) overflows 64 bits");
   XPOSE_TRY(check_scalars(d, in_type, &p));
   if (p.volume > 0 && (d.in_strides || d.out_strides)) {
     Mode m[kMaxRank];

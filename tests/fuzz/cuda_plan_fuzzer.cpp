@@ -1,9 +1,12 @@
 // libFuzzer target: the CUDA backend's planner on a fake H100 (tests/fake_device.hpp), without a
-// GPU or CUDA headers: make_problem, then cuda_plan_on (views, candidates, the analytic and
+// GPU or CUDA headers: make_problem (or make_problem_ex with a hostile descriptor: types,
+// strides, scalars), then cuda_plan_on (views, candidates, the analytic and
 // regression cost models, parameter blocks) with hostile extents and forced schema text, then
 // the plan's description, prediction and views. Measure planning reaches the device-less runtime
 // (runtime_absent.cpp) and must fail cleanly.
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "core/problem.hpp"
@@ -33,12 +36,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                          "orthogonal-arbitrary"},
                                         {"threads", "in", "out", "stages", "band"});
 
+  const Desc desc = hostile_desc(in, r);
+  const bool ex = in.ConsumeBool();
+
   clear_error();
   Problem p;
   const xpose_status_t s =
-      make_problem(r.rank, r.extents_ptr(), r.perm_ptr(), r.elem_size, layout, &p);
+      ex ? make_problem_ex(r.rank, r.extents_ptr(), r.perm_ptr(), r.elem_size, desc.get(),
+                           layout, &p)
+         : make_problem(r.rank, r.extents_ptr(), r.perm_ptr(), r.elem_size, layout, &p);
   check_status(s);
   if (s != XPOSE_SUCCESS || p.volume == 0) return 0;
+  if (std::getenv("XPOSE_FUZZ_DEBUG"))
+    std::fprintf(stderr, "problem %s, elem %zu -> %zu\n", p.to_string().c_str(), p.elem_size,
+                 p.out_elem());
   BackendPlanPtr plan;
   clear_error();
   const xpose_status_t ps = cuda_plan_on(p, dev, o, schema, &plan);
