@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -84,7 +85,7 @@ double random_scalar(Rng& rng) {
 
 // Runs one case through cpu_make_plan on a hand-built Problem (or, with `api`, through
 // xpose_plan_create_ex and xpose_execute) and the reference (gtest assertions).
-void check(const TypedCase& c, int threads, uint64_t seed, const std::string& isa = "",
+void check(const TypedCase& c, int threads, uint64_t seed, const std::string& schema = "",
            bool api = false) {
   const std::vector<int64_t> is = c.input_strides(), os = c.output_strides();
   int64_t ilo, ihi, olo, ohi;
@@ -103,13 +104,9 @@ void check(const TypedCase& c, int threads, uint64_t seed, const std::string& is
     const xpose_desc_t d = c.desc();
     xpose_plan_t plan = nullptr;
     const size_t elem = c.in_type == XPOSE_TYPE_BYTES ? c.elem_size : 0;
-    const xpose_status_t made =
-        xpose_plan_create_ex(&plan, c.rank(), c.extents.data(), c.perm.data(), elem, &d, &o);
-    // Until src/core/plan.cpp lets non-plain problems reach the CPU backend.
-    if (made == XPOSE_ERROR_UNSUPPORTED &&
-        std::string(xpose_last_error()).find("do not yet take them") != std::string::npos)
-      GTEST_SKIP() << xpose_last_error();
-    ASSERT_EQ(made, XPOSE_SUCCESS) << xpose_last_error();
+    ASSERT_EQ(xpose_plan_create_ex(&plan, c.rank(), c.extents.data(), c.perm.data(), elem, &d, &o),
+              XPOSE_SUCCESS)
+        << xpose_last_error();
     ASSERT_EQ(xpose_execute(plan, in.data() - ilo * ie, out.data() - olo * oe, nullptr),
               XPOSE_SUCCESS)
         << xpose_last_error();
@@ -121,7 +118,7 @@ void check(const TypedCase& c, int threads, uint64_t seed, const std::string& is
     const Problem p = problem_of(c);
     const xpose_options_t o = xpose_test::cpu_options(XPOSE_COL_MAJOR, threads);
     BackendPlanPtr plan;
-    ASSERT_EQ(cpu_make_plan(p, o, isa.empty() ? "" : "typed:isa=" + isa, &plan), XPOSE_SUCCESS)
+    ASSERT_EQ(cpu_make_plan(p, o, schema, &plan), XPOSE_SUCCESS)
         << xpose_last_error();
     if (c.volume() > 0)
       ASSERT_EQ(plan->execute(in.data() - ilo * ie, out.data() - olo * oe, nullptr),
@@ -188,7 +185,8 @@ std::vector<Pair> allowed_pairs() {
   for (int a = XPOSE_TYPE_C32; a <= XPOSE_TYPE_C64; ++a)
     for (int b = XPOSE_TYPE_C32; b <= XPOSE_TYPE_C64; ++b)
       v.push_back({xpose_type_t(a), xpose_type_t(b), 0});
-  for (int a = XPOSE_TYPE_I8; a <= XPOSE_TYPE_U64; ++a) v.push_back({xpose_type_t(a), xpose_type_t(a), 0});
+  for (int a = XPOSE_TYPE_I8; a <= XPOSE_TYPE_U64; ++a)
+    v.push_back({xpose_type_t(a), xpose_type_t(a), 0});
   for (size_t b : {1, 2, 4, 8, 16}) v.push_back({XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, b});
   return v;
 }
@@ -223,20 +221,73 @@ TEST(TypedCpu, LargerProblemsSpanTilesAndRowSegments) {
 TEST(TypedCpu, EveryInstructionSetAgrees) {
   Rng rng(test_seed() ^ 0x15a);
   SCOPED_TRACE(seed_note());
-  const Pair pairs[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_F32, XPOSE_TYPE_F16, 0},
-                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0},
-                        {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
-                        {XPOSE_TYPE_F64, XPOSE_TYPE_F8_E5M2, 0}, {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0},
-                        {XPOSE_TYPE_C32, XPOSE_TYPE_C64, 0}};
+  const Pair pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0},     {XPOSE_TYPE_F32, XPOSE_TYPE_F16, 0},
+      {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0},      {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
+      {XPOSE_TYPE_F64, XPOSE_TYPE_F8_E5M2, 0},  {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0},
+      {XPOSE_TYPE_C32, XPOSE_TYPE_C64, 0}};
   for (const Pair& pr : pairs)
     for (const char* isa : {"scalar", "avx2", "avx512"}) {
       if (std::string(isa) == "avx2" && !__builtin_cpu_supports("avx2")) continue;
       if (std::string(isa) == "avx512" && !__builtin_cpu_supports("avx512bw")) continue;
       const TypedCase c = random_case(rng, pr.in, pr.out, 0, true);
       SCOPED_TRACE(describe(c) + " isa " + isa);
-      check(c, 2, rng.next(), isa);
+      check(c, 2, rng.next(), std::string("typed:isa=") + isa);
       if (HasFatalFailure()) return;
     }
+}
+
+// Forced tile sides and store modes: odd tiles, non-temporal streaming of the output rows.
+TEST(TypedCpu, ForcedTilesAndStores) {
+  Rng rng(test_seed() ^ 0xf0ced);
+  SCOPED_TRACE(seed_note());
+  const std::vector<Pair> pairs = allowed_pairs();
+  const char* schemas[] = {"typed:nt=1", "typed:nt=0", "typed:ti=3,to=5,nt=1", "typed:ti=1,to=256",
+                           "typed:ti=256,to=1,nt=1", "typed:ti=17,to=33,nt=0"};
+  for (int i = 0; i < 120; ++i) {
+    const Pair pr = pairs[rng.below(pairs.size())];
+    const TypedCase c = random_case(rng, pr.in, pr.out, pr.bytes, i % 3 == 0);
+    const char* schema = schemas[rng.below(6)];
+    SCOPED_TRACE(describe(c) + " schema " + schema);
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// One plan executed by several threads at once (each with its own buffers): the plan's stages
+// are per execute, its state read-only.
+TEST(TypedCpu, OnePlanFromSeveralThreads) {
+  Rng rng(test_seed() ^ 0x7ead5);
+  SCOPED_TRACE(seed_note());
+  TypedCase c;
+  c.extents = {300, 257, 3};
+  c.perm = {2, 0, 1};
+  c.in_type = XPOSE_TYPE_F32;
+  c.out_type = XPOSE_TYPE_BF16;
+  c.beta[0] = 0.5;
+  c.in_strides = {1, 310, 310 * 260};
+  const int64_t volume = c.volume();
+  int64_t ilo, ihi;
+  reach(c.extents, c.in_strides, &ilo, &ihi);
+  const Problem p = problem_of(c);
+  BackendPlanPtr plan;
+  ASSERT_EQ(cpu_make_plan(p, xpose_test::cpu_options(XPOSE_COL_MAJOR, 2), "", &plan),
+            XPOSE_SUCCESS);
+  constexpr int kThreads = 4;
+  std::vector<std::vector<unsigned char>> in(kThreads), out(kThreads), want(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    in[t].resize((ihi + 1) * 4);
+    out[t].resize(volume * 2);
+    xpose_test::fill_random(in[t].data(), in[t].size(), rng.next());
+    xpose_test::fill_random(out[t].data(), out[t].size(), rng.next());
+    want[t] = out[t];
+    reference_typed(c, in[t].data(), want[t].data());
+  }
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kThreads; ++t)
+    workers.emplace_back([&, t] { plan->execute(in[t].data(), out[t].data(), nullptr); });
+  for (auto& w : workers) w.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(out[t], want[t]) << "thread " << t;
 }
 
 // The same through the public entry point: make_problem_ex's normalization (dims dropped and

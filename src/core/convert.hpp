@@ -86,11 +86,12 @@ XPOSE_CVT typename To::Bits round_bits(typename From::Bits x) {
   if constexpr (To::bias != From::bias) {
     // Subnormal results (the same rounding in the source's own subnormals when the exponent
     // ranges match, as f32 -> bf16). f32: adding 2^k whose ulp is the target's smallest
-    // subnormal rounds |x| to a multiple of it (nearest even, the default rounding mode), and the sum's low
-    // bits count those multiples; a DAZ/FTZ mode cannot change this (f32 subnormals round to
-    // 0 in every narrower format, and the sum is normal). f64: the significand rounded at the
-    // shift r = r0 - max(ex, 1), clamped to [1, m + 2] (beyond it the value is under half the
-    // smallest subnormal: 0). The selects are mask arithmetic: GCC vectorizes these.
+    // subnormal rounds |x| to a multiple of it (nearest even, the default rounding mode), and
+    // the sum's low bits count those multiples; DAZ/FTZ cannot change this (f32 subnormals
+    // round to 0 in every narrower format, and the sum is normal). f64: the significand
+    // rounded at the shift r = r0 - max(ex, 1), clamped to [1, m + 2] (beyond it the value is
+    // under half the smallest subnormal: 0). The selects are mask arithmetic: GCC vectorizes
+    // these.
     U sub;
     if constexpr (From::width == 32) {
       constexpr float big = static_cast<float>(pow2(From::m + 1 - To::bias - To::m));

@@ -1,7 +1,8 @@
 // The CPU backend's planner: which schemas apply to a problem, their predicted cost, the
 // heuristic choice (cheapest prediction) or the measured one, and forcing a schema by name.
 //
-// Schemas (docs/cpu.md): copy, direct, super, matrix, blocked. Forcing syntax:
+// Schemas (docs/cpu.md): copy, direct, super, matrix, blocked, and typed (every problem that is
+// not plain(), typed_plan.cpp). Forcing syntax:
 //   name[:key=value[,key=value...]]   keys: ti, to (tile sides, tiled schemas), nt (0 or 1),
 //   isa (scalar, sse2, avx2, avx512: the tiled schemas' micro-kernels)
 #include <algorithm>
@@ -20,9 +21,9 @@ namespace {
 
 using namespace cpu;
 
-enum class Schema { kCopy, kDirect, kSuper, kMatrix, kBlocked };
-constexpr const char* kSchemaNames[] = {"copy", "direct", "super", "matrix", "blocked"};
-constexpr const char* kValidSchemas = "copy, direct, super, matrix, blocked";
+enum class Schema { kCopy, kDirect, kSuper, kMatrix, kBlocked, kTyped };
+constexpr const char* kSchemaNames[] = {"copy", "direct", "super", "matrix", "blocked", "typed"};
+constexpr const char* kValidSchemas = "copy, direct, super, matrix, blocked, typed";
 
 struct Spec {
   Schema schema = Schema::kCopy;
@@ -42,6 +43,9 @@ const char* name_of(Schema s) { return kSchemaNames[static_cast<int>(s)]; }
 // Why `s` does not apply to `p`, or "" when it does (tile-level checks come later).
 std::string inapplicable(Schema s, const Problem& p) {
   const bool leading_stays = p.rank >= 2 && p.perm[0] == 0;
+  if ((s == Schema::kTyped) != typed_plan_applies(p))
+    return s == Schema::kTyped ? "typed takes strided, converting or scaled problems only"
+                               : "a strided, converting or scaled problem takes only 'typed'";
   switch (s) {
     case Schema::kCopy:
       return p.rank <= 1 ? "" : "copy needs rank <= 1 after normalization, this is rank " +
@@ -50,6 +54,8 @@ std::string inapplicable(Schema s, const Problem& p) {
     case Schema::kSuper:
       return leading_stays ? "" : "the leading input dimension must stay leading (perm[0] == 0 "
                                   "at rank >= 2 after normalization)";
+    case Schema::kTyped:
+      return "";
     case Schema::kMatrix:
     case Schema::kBlocked:
       return p.rank >= 2 && p.perm[0] != 0
@@ -68,6 +74,12 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
   x.threads = threads;
   x.nt = spec.nt < 0 ? want_nt(p.bytes(), threads) : spec.nt == 1;
   x.isa = spec.isa;
+  if (spec.schema == Schema::kTyped) {
+    x.nt = spec.nt < 0 ? want_nt(p.out_bytes(), threads) : spec.nt == 1;
+    if (!make_typed_plan(p, x, spec.tile, &out->plan, why)) return false;
+    out->predicted = out->plan->predicted_seconds();
+    return true;
+  }
   if (spec.schema == Schema::kCopy || spec.schema == Schema::kDirect) {
     out->predicted = predict_run(p, make_run_geometry(p), x);
     out->plan = make_run_plan(p, x, out->predicted);
@@ -92,7 +104,9 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
 // The schemas the planner considers for `p`, default parameters.
 int candidate_specs(const Problem& p, Spec* specs) {
   int n = 0;
-  if (p.rank <= 1) {
+  if (typed_plan_applies(p)) {
+    specs[n++].schema = Schema::kTyped;
+  } else if (p.rank <= 1) {
     specs[n++].schema = Schema::kCopy;
   } else if (p.perm[0] == 0) {
     // Long runs are copied whole; `super` is considered for short ones only, and for runs that
@@ -232,7 +246,8 @@ int consider(const Problem& p, const xpose_options_t& o, bool measure_all,
   });
   int pick = 0;
   const bool measure = o.planning == XPOSE_PLAN_MEASURE && all->size() > 1;
-  if (measure || measure_all) {
+  // (Scratch buffers are dense and of the input's element size: no typed plan runs on them.)
+  if ((measure || measure_all) && !typed_plan_applies(p)) {
     const Scratch scratch(p.bytes());
     const int n = static_cast<int>(all->size());
     const int top = measure_all ? n : std::min(kTuning.measure_top, n);
@@ -247,28 +262,10 @@ int consider(const Problem& p, const xpose_options_t& o, bool measure_all,
   return pick;
 }
 
-// The typed schema (non-plain problems): "typed" or "typed:isa=NAME" when forced.
-xpose_status_t make_typed(const Problem& p, const xpose_options_t& options,
-                          const std::string& schema, BackendPlanPtr* plan) {
-  ExecSettings x;
-  x.threads = resolve_threads(options.num_threads);
-  const std::string isa_key = "typed:isa=";
-  const bool named_isa = schema.rfind(isa_key, 0) == 0 &&
-                         parse_isa(schema.substr(isa_key.size()), &x.isa);
-  if (!schema.empty() && schema != "typed" && !named_isa)
-    return fail(XPOSE_ERROR_INVALID_ARGUMENT,
-                "schema '" + schema + "' does not apply: a strided, converting or scaled "
-                "problem takes only 'typed' or 'typed:isa=scalar|sse2|avx2|avx512'");
-  std::string why;
-  if (!make_typed_plan(p, x, plan, &why)) return fail(XPOSE_ERROR_UNSUPPORTED, why);
-  return XPOSE_SUCCESS;
-}
-
 }  // namespace
 
 xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
                              const std::string& schema, BackendPlanPtr* plan) {
-  if (typed_plan_applies(p)) return make_typed(p, options, schema, plan);
   if (!schema.empty()) {
     Spec spec;
     std::string why;
@@ -304,17 +301,6 @@ xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
 
 xpose_status_t cpu_candidates(const Problem& p, const xpose_options_t& options, bool measure_all,
                               std::vector<Candidate>* candidates) {
-  if (typed_plan_applies(p)) {
-    BackendPlanPtr plan;
-    XPOSE_TRY(make_typed(p, options, "", &plan));
-    Candidate c;
-    c.description = plan->describe();
-    c.predicted_seconds = plan->predicted_seconds();
-    c.model = "bandwidth (CPU)";
-    c.chosen = true;
-    candidates->push_back(std::move(c));
-    return XPOSE_SUCCESS;
-  }
   std::vector<Considered> all;
   consider(p, options, measure_all, &all);
   for (auto& c : all) candidates->push_back(std::move(c.info));

@@ -22,9 +22,12 @@ struct Scalars {
   double ad[2] = {1, 0}, bd[2] = {0, 0};
 };
 
-// Applies the plan's element operation to n elements: element e is read at src + e * src_step
-// and written (and, with beta, first read) at dst + e * dst_step; steps in bytes, any sign.
-using RowOp = void (*)(const char* src, int64_t src_step, char* dst, int64_t dst_step, int64_t n,
+// Applies the plan's element operation to `rows` rows of n elements: element e of row r is read
+// at src + r * src_row + e * src_step and written (and, with beta, first read) at
+// dst + r * dst_row + e * dst_step; in bytes, any sign. (A tile's rows in one call: no call and
+// loop set-up per short row.)
+using RowOp = void (*)(const char* src, int64_t src_step, int64_t src_row, char* dst,
+                       int64_t dst_step, int64_t dst_row, int64_t n, int64_t rows,
                        const Scalars& s);
 
 // What an operation does: its two types (BYTES: opaque `elem_size`-byte elements), whether alpha

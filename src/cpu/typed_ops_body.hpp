@@ -28,8 +28,8 @@ struct FloatOp {
   using In = BitsOf<IT>;
   using Out = BitsOf<OT>;
   static constexpr int kParts = 1;
-  XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x, typename Raw<sizeof(Out)>::type* y,
-                 C ar, C, C br, C) {
+  XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x,
+                           typename Raw<sizeof(Out)>::type* y, C ar, C, C br, C) {
     const C v = cvt::load_as<IT, C>(*x);
     const C w = kB ? cvt::load_as<OT, C>(*y) : C{0};
     *y = cvt::store_from<OT, C>(cvt::axpby<kA, kB>(ar, v, br, w));
@@ -43,8 +43,8 @@ struct ComplexOp {
   using In = BitsOf<IT>;
   using Out = BitsOf<OT>;
   static constexpr int kParts = 2;
-  XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x, typename Raw<sizeof(Out)>::type* y,
-                 C ar, C ai, C br, C bi) {
+  XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x,
+                           typename Raw<sizeof(Out)>::type* y, C ar, C ai, C br, C bi) {
     const cvt::Complex<C> v{cvt::load_as<IT, C>(x[0]), cvt::load_as<IT, C>(x[1])};
     cvt::Complex<C> w{0, 0};
     if constexpr (kB) w = {cvt::load_as<OT, C>(y[0]), cvt::load_as<OT, C>(y[1])};
@@ -62,11 +62,14 @@ struct IntOp {
   using In = typename Raw<N>::type;
   using Out = In;
   static constexpr int kParts = 1;
-  XPOSE_CVT static void at(const In* x, Out* y, C, C, C, C) { *y = kB ? cvt::wrap_add(*x, *y) : *x; }
+  XPOSE_CVT static void at(const In* x, Out* y, C, C, C, C) {
+    *y = kB ? cvt::wrap_add(*x, *y) : *x;
+  }
 };
 
 template <class Op>
-void row(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n, const Scalars& s) {
+void row(const char* src, int64_t ss, int64_t sr, char* dst, int64_t ds, int64_t dr, int64_t n,
+         int64_t rows, const Scalars& s) {
   using C = typename Op::C;
   using In = typename Raw<sizeof(typename Op::In)>::type;
   using Out = typename Raw<sizeof(typename Op::Out)>::type;
@@ -75,14 +78,17 @@ void row(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n, const Sc
   const C ar = d ? C(s.ad[0]) : C(s.af[0]), ai = d ? C(s.ad[1]) : C(s.af[1]);
   const C br = d ? C(s.bd[0]) : C(s.bf[0]), bi = d ? C(s.bd[1]) : C(s.bf[1]);
   if (ss == int64_t{P * sizeof(In)} && ds == int64_t{P * sizeof(Out)}) {
-    const In* __restrict x = reinterpret_cast<const In*>(src);
-    Out* __restrict y = reinterpret_cast<Out*>(dst);
-    for (int64_t e = 0; e < n; ++e) Op::at(x + P * e, y + P * e, ar, ai, br, bi);
+    for (int64_t r = 0; r < rows; ++r) {
+      const In* __restrict x = reinterpret_cast<const In*>(src + r * sr);
+      Out* __restrict y = reinterpret_cast<Out*>(dst + r * dr);
+      for (int64_t e = 0; e < n; ++e) Op::at(x + P * e, y + P * e, ar, ai, br, bi);
+    }
     return;
   }
-  for (int64_t e = 0; e < n; ++e)
-    Op::at(reinterpret_cast<const In*>(src + e * ss), reinterpret_cast<Out*>(dst + e * ds), ar,
-           ai, br, bi);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t e = 0; e < n; ++e)
+      Op::at(reinterpret_cast<const In*>(src + r * sr + e * ss),
+             reinterpret_cast<Out*>(dst + r * dr + e * ds), ar, ai, br, bi);
 }
 
 template <template <xpose_type_t, xpose_type_t, bool, bool> class Op, xpose_type_t IT,

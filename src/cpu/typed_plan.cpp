@@ -1,18 +1,25 @@
 // The `typed` schema: every problem that is not plain() (strides of any sign, broadcast input,
 // conversion, alpha/beta, integer accumulation), docs/cpu.md. Two shapes:
 //  - rows: the dimension fastest in the output is also the one walked in the input; each row
-//    is one element operation (typed_ops.hpp) at the two strides, long rows cut in segments;
-//  - tiles: the input's fastest dimension J and the output's fastest I differ; a TI x TO tile
-//    is transposed as raw elements into a staging buffer (the SIMD tile kernels when J is
-//    contiguous, a scalar gather otherwise), then each of its output rows is one element
-//    operation from the buffer into the output. A pure copy with a contiguous output row skips
-//    the buffer: the tile kernel writes the output itself.
+//    is one element operation (typed_ops.hpp) at the two strides (long rows cut in segments,
+//    output-continuing short rows staged back to back, short single rows batched);
+//  - tiles: the input's fastest dimension J and the output's fastest I differ (each grown over
+//    the dims continuing it, I also over further output dims when its rows stay short); a
+//    TI x TO tile is transposed as raw elements into a stage (the SIMD tile kernels when J is
+//    contiguous, a scalar gather otherwise), then its rows go through the element operation
+//    into the output (optionally streamed). A pure copy with a contiguous output row skips the
+//    stage: the tile kernel writes the output itself.
 // Work units (row segments, tiles) are spread over OpenMP threads by run_chunks like the dense
 // schemas'. Strides come from the Problem, in elements, turned into bytes here.
+#include <omp.h>
+
 #include <algorithm>
-#include <cstring>
+#include <bit>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <sstream>
 
 #include "core/status.hpp"
@@ -24,7 +31,32 @@ namespace xpose::detail::cpu {
 namespace {
 
 constexpr int64_t kRowSegment = 4096;       // elements per row unit (long rows split)
-constexpr int64_t kStageBytes = 16 << 10;   // a tile's staging buffer (L1-resident)
+constexpr int64_t kStageBytes = 64 << 10;   // a tile's staging buffer (L2-resident)
+
+// out[k] = byte offset of combined index q0 + k over `count` dims (extents ext, byte strides
+// stride, first fastest), k < n: an odometer from q0's digits.
+void offsets(int64_t q0, int n, const int64_t* ext, const int64_t* stride, int count,
+             int64_t* out) {
+  if (count == 1) {  // one dim (the common case): no digits
+    for (int k = 0; k < n; ++k) out[k] = (q0 + k) * stride[0];
+    return;
+  }
+  int64_t digit[kMaxRank], off = 0;
+  for (int g = 0; g < count; ++g) {
+    digit[g] = q0 % ext[g];
+    q0 /= ext[g];
+    off += digit[g] * stride[g];
+  }
+  for (int k = 0; k < n; ++k) {
+    out[k] = off;
+    for (int g = 0; g < count; ++g) {
+      off += stride[g];
+      if (++digit[g] < ext[g]) break;
+      off -= stride[g] * ext[g];
+      digit[g] = 0;
+    }
+  }
+}
 
 bool is_complex(xpose_type_t t) { return t == XPOSE_TYPE_C32 || t == XPOSE_TYPE_C64; }
 
@@ -54,75 +86,58 @@ RowOp find_op(const OpKey& k, Isa isa) {
 int fastest(int rank, const Extents& extent, const Extents& stride) {
   int best = -1;
   for (int k = 0; k < rank; ++k)
-    if (stride[k] != 0 && extent[k] > 1 && (best < 0 || std::llabs(stride[k]) < std::llabs(stride[best])))
+    if (stride[k] != 0 && extent[k] > 1 &&
+        (best < 0 || std::llabs(stride[k]) < std::llabs(stride[best])))
       best = k;
   return best;
 }
 
 class TypedPlan final : public BackendPlan {
  public:
-  TypedPlan(const Problem& p, RowOp op, const OpKey& key, const ExecSettings& x)
+  TypedPlan(const Problem& p, RowOp op, const OpKey& key, const ExecSettings& x,
+            const TileRequest& tile)
       : op_(op), key_(key), x_(x), ie_(static_cast<int64_t>(p.elem_size)),
         oe_(static_cast<int64_t>(p.out_elem())), volume_(p.volume) {
     const Layout in = p.input();
-    const Extents os = p.output_strides();
+    const Extents ostr = p.output_strides();
     s_.af[0] = static_cast<float>(p.alpha[0]), s_.af[1] = static_cast<float>(p.alpha[1]);
     s_.bf[0] = static_cast<float>(p.beta[0]), s_.bf[1] = static_cast<float>(p.beta[1]);
     s_.ad[0] = p.alpha[0], s_.ad[1] = p.alpha[1], s_.bd[0] = p.beta[0], s_.bd[1] = p.beta[1];
-    Extents ostr{};
-    for (int k = 0; k < p.rank; ++k) ostr[k] = os[k];
     i_ = std::max(0, fastest(p.rank, p.extent, ostr));
     j_ = fastest(p.rank, p.extent, in.stride);
     tiled_ = p.rank >= 2 && j_ >= 0 && j_ != i_;
     if (!tiled_) j_ = i_;
-    bool grouped[kMaxRank] = {};
-    grouped[i_] = grouped[j_] = true;
-    group_ext_[0] = p.rank ? p.extent[i_] : 1, group_is_[0] = p.rank ? in.stride[i_] * ie_ : 0;
-    n_group_ = 1;
-    // The output dims that continue I in the output join it (tiles: their input offsets per
-    // column come from icol; rows: short rows are staged back to back), so that short output
-    // rows still give long element operations.
-    for (int last = i_, k = 0; k < p.rank; ++k) {
-      if (grouped[k] || p.extent[k] <= 1 || ostr[k] != ostr[last] * p.extent[last]) continue;
-      grouped[k] = true;
-      group_ext_[n_group_] = p.extent[k], group_is_[n_group_++] = in.stride[k] * ie_;
-      last = k, k = -1;  // look for the dim continuing this one
-    }
-    for (int k = 0; k < p.rank; ++k) {
-      if (grouped[k]) continue;
-      outer_ext_[outer_] = p.extent[k];
-      outer_is_[outer_] = in.stride[k] * ie_;
-      outer_os_[outer_++] = ostr[k] * oe_;
-    }
-    n_i_ = 1;
-    for (int g = 0; g < n_group_; ++g) n_i_ *= group_ext_[g];
-    n_j_ = p.rank ? p.extent[j_] : 1;
+    choose_groups(p, in.stride, ostr);
     is_i_ = p.rank ? in.stride[i_] * ie_ : ie_, os_i_ = p.rank ? ostr[i_] * oe_ : oe_;
     is_j_ = p.rank ? in.stride[j_] * ie_ : ie_, os_j_ = p.rank ? ostr[j_] * oe_ : oe_;
+    // Streams whole lines of contiguous output rows only; with beta the output is read first
+    // (in cache anyway).
+    nt_ = x.nt && !key.beta && os_i_ == oe_;
     outer_volume_ = volume_ / (tiled_ ? n_i_ * n_j_ : n_i_);
-    if (tiled_) {
-      const int64_t side = ie_ <= 1 ? 128 : ie_ <= 4 ? 64 : 32;
-      ti_ = std::min(n_j_, side);
-      to_ = std::min(n_i_, std::max<int64_t>(side, kStageBytes / (ti_ * ie_)));
-      to_ = std::min<int64_t>(to_, Tuning::kMaxTileSide);
-      tiles_j_ = (n_j_ + ti_ - 1) / ti_, tiles_i_ = (n_i_ + to_ - 1) / to_;
-      units_ = tiles_i_ * tiles_j_ * outer_volume_;
-      direct_ = is_copy() && os_i_ == oe_;
-      if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x.isa).fn;
-    } else {
-      seg_ = n_group_ > 1 ? kStageBytes / ie_ : kRowSegment;
-      segs_ = (n_i_ + seg_ - 1) / seg_;
-      units_ = segs_ * outer_volume_;
-    }
+    if (tiled_) size_tiles(tile);
+    else size_rows();
   }
 
   xpose_status_t execute(const void* in, void* out, void*) const override {
     const auto* src = static_cast<const char*>(in);
     auto* dst = static_cast<char*>(out);
     const int64_t bytes = volume_ * (ie_ + oe_ * (key_.beta ? 2 : 1));
+    // Each thread's two stages (input elements, converted output), L2-resident.
+    const size_t per_thread = 2 * static_cast<size_t>(kStageBytes);
+    std::unique_ptr<char[]> buffers(new (std::nothrow) char[per_thread * x_.threads + 64]);
+    if (!buffers)
+      return fail(XPOSE_ERROR_OUT_OF_MEMORY, "the typed CPU plan's stages (" +
+                                                 std::to_string(per_thread * x_.threads) +
+                                                 " bytes) could not be allocated");
+    char* base = buffers.get() + (64 - reinterpret_cast<uintptr_t>(buffers.get()) % 64) % 64;
     run_chunks(x_.threads, units_, bytes, [&](int64_t u0, int64_t u1) {
-      if (tiled_) tiles(src, dst, u0, u1);
-      else rows(src, dst, u0, u1);
+      // Our team's thread number; a range run serially (run_chunks' single range) may be on a
+      // thread of the caller's own team, whose number can exceed ours: it is alone then.
+      const int t = omp_get_thread_num() % x_.threads;
+      char* stage = base + per_thread * static_cast<size_t>(t);
+      if (tiled_) tiles(src, dst, u0, u1, stage, stage + kStageBytes);
+      else rows(src, dst, u0, u1, stage, stage + kStageBytes);
+      if (nt_) store_fence();
     });
     return XPOSE_SUCCESS;
   }
@@ -136,7 +151,8 @@ class TypedPlan final : public BackendPlan {
 
   std::string describe() const override {
     std::ostringstream d;
-    d << "typed " << (tiled_ ? "tiles" : "rows") << " threads=" << x_.threads << "\n  "
+    d << "typed " << (tiled_ ? "tiles" : "rows") << " nt=" << nt_ << " threads=" << x_.threads
+      << "\n  "
       << ie_ << " B -> " << oe_ << " B elements, types " << key_.in << " -> " << key_.out
       << (key_.alpha ? ", alpha" : "") << (key_.beta ? ", beta (reads out)" : "") << "\n  ";
     if (tiled_)
@@ -144,13 +160,83 @@ class TypedPlan final : public BackendPlan {
         << i_ << "), " << (direct_ ? "straight to the output" : "staged, then converted")
         << (kernel_ ? ", SIMD gather" : ", scalar gather");
     else
-      d << "rows of " << n_i_ << " (dim " << i_ << (n_group_ > 1 ? " and the output dims after it, staged" : "")
-        << "), segments of " << seg_;
+      d << "rows of " << n_i_ << " (dim " << i_
+        << (n_group_ > 1 ? " and the output dims after it, staged" : "") << "), segments of "
+        << seg_ << (batch_ > 1 ? ", batched along the first outer dim" : "");
     d << "; " << outer_ << " outer dims\n";
     return d.str();
   }
 
  private:
+  // I: the output-fastest dim and the output dims continuing it (tiles: their input offsets
+  // per column come from icol; rows: short rows are staged back to back), so that short output
+  // rows still give long element operations. J (tiles): the input-fastest dim and the input
+  // dims continuing it (a contiguous tile column; their output offsets per row from orow).
+  // The other dims are outer.
+  void choose_groups(const Problem& p, const Extents& istr, const Extents& ostr) {
+    bool grouped[kMaxRank] = {};
+    if (p.rank) grouped[i_] = grouped[j_] = true;
+    const auto group = [&](int first, const Extents& along, int64_t along_eb,
+                           const Extents& other, int64_t other_eb, int64_t* ext,
+                           int64_t* along_bytes, int64_t* other_bytes) {
+      int n = 0;
+      const auto add = [&](int k) {
+        ext[n] = p.rank ? p.extent[k] : 1;
+        along_bytes[n] = (p.rank ? along[k] : 1) * along_eb;
+        other_bytes[n++] = (p.rank ? other[k] : 1) * other_eb;
+      };
+      add(first);
+      for (int last = first, k = 0; p.rank && k < p.rank; ++k) {
+        if (grouped[k] || p.extent[k] <= 1 || along[k] != along[last] * p.extent[last]) continue;
+        grouped[k] = true;
+        add(k);
+        last = k, k = -1;  // look for the dim continuing this one
+      }
+      return n;
+    };
+    int64_t jgroup_is[kMaxRank];
+    n_group_ = group(i_, ostr, oe_, istr, ie_, group_ext_, group_os_, group_is_);
+    if (tiled_) {
+      n_jgroup_ = group(j_, istr, ie_, ostr, oe_, jgroup_ext_, jgroup_is, jgroup_os_);
+      widen_columns(p, ostr, istr, grouped);
+    }
+    for (int k = 0; k < p.rank; ++k) {
+      if (grouped[k]) continue;
+      outer_ext_[outer_] = p.extent[k];
+      outer_is_[outer_] = istr[k] * ie_;
+      outer_os_[outer_++] = ostr[k] * oe_;
+    }
+    n_i_ = n_j_ = 1;
+    for (int g = 0; g < n_group_; ++g) n_i_ *= group_ext_[g];
+    for (int g = 0; tiled_ && g < n_jgroup_; ++g) n_j_ *= jgroup_ext_[g];
+  }
+
+  // The dense tiled schemas' default sides (tuning table), or the forced ones, within the
+  // stages (a tile of either side's elements).
+  void size_tiles(const TileRequest& tile) {
+    const TileShape def = kTuning.tile_by_size[std::min(4, std::countr_zero(uint64_t(ie_)))];
+    ti_ = std::min(n_j_, int64_t{tile.ti > 0 ? tile.ti : def.ti});
+    to_ = std::min({n_i_, int64_t{tile.to > 0 ? tile.to : def.to}, int64_t{Tuning::kMaxTileSide}});
+    while (ti_ * to_ * std::max(ie_, oe_) > kStageBytes) to_ = std::max<int64_t>(1, to_ / 2);
+    tiles_j_ = (n_j_ + ti_ - 1) / ti_, tiles_i_ = (n_i_ + to_ - 1) / to_;
+    units_ = tiles_i_ * tiles_j_ * outer_volume_;
+    direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
+    if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
+  }
+
+  // Row segments; short single rows (under 64 elements) batched: a unit is all rows along the
+  // first outer dim, one 2D operation.
+  void size_rows() {
+    seg_ = n_group_ > 1 || nt_ ? kStageBytes / std::max(ie_, oe_) : kRowSegment;
+    segs_ = (n_i_ + seg_ - 1) / seg_;
+    units_ = segs_ * outer_volume_;
+    if (n_group_ == 1 && segs_ == 1 && outer_ > 0 && n_i_ < 64 &&
+        n_i_ * outer_ext_[0] * std::max(ie_, oe_) <= kStageBytes) {
+      batch_ = outer_ext_[0];
+      units_ = outer_volume_ / batch_;
+    }
+  }
+
   bool is_copy() const {
     return !key_.alpha && !key_.beta && key_.in == key_.out && !(key_.in >= XPOSE_TYPE_F8_E4M3);
   }
@@ -175,17 +261,63 @@ class TypedPlan final : public BackendPlan {
     }
   }
 
+  // Tiles whose output rows stay short (padded or scattered output dims) take further output
+  // dims into I, by output stride, until a row of the group spans a default tile side: the
+  // columns' input offsets come from icol, the output rows are then runs along I's first dim.
+  void widen_columns(const Problem& p, const Extents& ostr, const Extents& istr, bool* grouped) {
+    const int64_t target = kTuning.tile_by_size[std::min(4, std::countr_zero(uint64_t(ie_)))].to;
+    int64_t n = 1;
+    for (int g = 0; g < n_group_; ++g) n *= group_ext_[g];
+    while (n < target && n_group_ < p.rank) {
+      int k = -1;
+      for (int d = 0; d < p.rank; ++d)
+        if (!grouped[d] && p.extent[d] > 1 && (k < 0 || std::llabs(ostr[d]) < std::llabs(ostr[k])))
+          k = d;
+      if (k < 0) break;
+      grouped[k] = true;
+      i_runs_ = true;
+      group_ext_[n_group_] = p.extent[k], group_is_[n_group_] = istr[k] * ie_;
+      group_os_[n_group_++] = ostr[k] * oe_;
+      n *= p.extent[k];
+    }
+  }
+
+  // The operation on `rows` rows of n elements from src into the output at dst (rows dr bytes
+  // apart, elements os_i_): directly, or with nt_ through `ostage` and whole-line streaming.
+  void emit(const char* src, int64_t ss, int64_t sr, char* dst, int64_t dr, int64_t n,
+            int64_t rows, char* ostage) const {
+    if (!nt_) {
+      op_(src, ss, sr, dst, os_i_, dr, n, rows, s_);
+      return;
+    }
+    const int64_t rb = n * oe_;
+    if (is_copy() && ss == ie_) {  // the staged rows are the output rows already
+      for (int64_t r = 0; r < rows; ++r)
+        copy_bytes(dst + r * dr, src + r * sr, static_cast<size_t>(rb), true);
+      return;
+    }
+    op_(src, ss, sr, ostage, oe_, rb, n, rows, s_);
+    for (int64_t r = 0; r < rows; ++r)
+      copy_bytes(dst + r * dr, ostage + r * rb, static_cast<size_t>(rb), true);
+  }
+
   // Row segments [u0, u1): unit u is segment u % segs_ of the row at outer index u / segs_.
-  void rows(const char* in, char* out, int64_t u0, int64_t u1) const {
-    alignas(64) char stage[kStageBytes];
+  void rows(const char* in, char* out, int64_t u0, int64_t u1, char* stage, char* ostage) const {
     int64_t coord[kMaxRank], io, oo;
+    if (batch_ > 1) {
+      for (int64_t u = u0; u < u1; ++u) {
+        outer_offsets(u * batch_, coord, &io, &oo);
+        emit(in + io, is_i_, outer_is_[0], out + oo, outer_os_[0], n_i_, batch_, ostage);
+      }
+      return;
+    }
     outer_offsets(u0 / segs_, coord, &io, &oo);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t seg = u % segs_;
       if (seg == 0 && u != u0) next_outer(coord, &io, &oo);
       const int64_t e0 = seg * seg_, n = std::min(seg_, n_i_ - e0);
       if (n_group_ == 1) {
-        op_(in + io + e0 * is_i_, is_i_, out + oo + e0 * os_i_, os_i_, n, s_);
+        emit(in + io + e0 * is_i_, is_i_, 0, out + oo + e0 * os_i_, 0, n, 1, ostage);
         continue;
       }
       // The group's rows, back to back in the stage, then one operation into the output.
@@ -212,33 +344,13 @@ class TypedPlan final : public BackendPlan {
           ++digit[g + 1];
         }
       }
-      op_(stage, ie_, out + oo + e0 * os_i_, os_i_, n, s_);
-    }
-  }
-
-  // icol[c] = input byte offset of column c0 + c of the I group (n columns).
-  void columns(int64_t c0, int n, int64_t* icol) const {
-    int64_t digit[kMaxRank], off = 0;
-    for (int g = 0; g < n_group_; ++g) {
-      digit[g] = c0 % group_ext_[g];
-      c0 /= group_ext_[g];
-      off += digit[g] * group_is_[g];
-    }
-    for (int c = 0; c < n; ++c) {
-      icol[c] = off;
-      for (int g = 0; g < n_group_; ++g) {
-        off += group_is_[g];
-        if (++digit[g] < group_ext_[g]) break;
-        off -= group_is_[g] * group_ext_[g];
-        digit[g] = 0;
-      }
+      emit(stage, ie_, 0, out + oo + e0 * os_i_, 0, n, 1, ostage);
     }
   }
 
   // Tiles [u0, u1): I tile fastest, then J tile, then the outer index.
-  void tiles(const char* in, char* out, int64_t u0, int64_t u1) const {
-    alignas(64) char stage[kStageBytes + 64];
-    int64_t icol[Tuning::kMaxTileSide], orow[Tuning::kMaxTileSide];
+  void tiles(const char* in, char* out, int64_t u0, int64_t u1, char* stage, char* ostage) const {
+    int64_t icol[Tuning::kMaxTileSide], orow[Tuning::kMaxTileSide], srow[Tuning::kMaxTileSide];
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t ti = u % tiles_i_, tj = (u / tiles_i_) % tiles_j_;
       int64_t coord[kMaxRank], io, oo;
@@ -247,28 +359,46 @@ class TypedPlan final : public BackendPlan {
       const int nr = static_cast<int>(std::min(ti_, n_j_ - r0));
       const int nc = static_cast<int>(std::min(to_, n_i_ - c0));
       const char* src = in + io + r0 * is_j_;
-      char* dst = out + oo + r0 * os_j_ + c0 * os_i_;
-      columns(c0, nc, icol);
+      char* dst = out + oo + c0 * os_i_;
+      offsets(c0, nc, group_ext_, group_is_, n_group_, icol);
+      offsets(r0, nr, jgroup_ext_, jgroup_os_, n_jgroup_, orow);
       if (direct_ && kernel_) {
-        for (int r = 0; r < nr; ++r) orow[r] = r * os_j_;
         kernel_(src, icol, dst, orow, nr, nc, static_cast<size_t>(ie_));
         continue;
       }
       const int64_t row_bytes = nc * ie_;
       if (kernel_) {
-        for (int r = 0; r < nr; ++r) orow[r] = r * row_bytes;
-        kernel_(src, icol, stage, orow, nr, nc, static_cast<size_t>(ie_));
+        for (int r = 0; r < nr; ++r) srow[r] = r * row_bytes;
+        kernel_(src, icol, stage, srow, nr, nc, static_cast<size_t>(ie_));
       } else {
         for (int r = 0; r < nr; ++r)
           for (int c = 0; c < nc; ++c)
             std::memcpy(stage + r * row_bytes + c * ie_, src + r * is_j_ + icol[c],
                         static_cast<size_t>(ie_));
       }
-      if (nc == n_i_ && os_j_ == n_i_ * os_i_)  // the whole tile is one run of the output
-        op_(stage, ie_, dst, os_i_, int64_t{nr} * nc, s_);
-      else
+      if (i_runs_) {  // output rows are runs along I's first dim, at their own offsets
+        for (int c = 0; c < nc;) {
+          const int64_t q = c0 + c;
+          const int len = static_cast<int>(std::min<int64_t>(group_ext_[0] - q % group_ext_[0],
+                                                              nc - c));
+          int64_t ocol;
+          offsets(q, 1, group_ext_, group_os_, n_group_, &ocol);
+          char* base = out + oo + ocol;
+          if (n_jgroup_ > 1)
+            for (int r = 0; r < nr; ++r)
+              emit(stage + r * row_bytes + c * ie_, ie_, 0, base + orow[r], 0, len, 1, ostage);
+          else
+            emit(stage + c * ie_, ie_, row_bytes, base + orow[0], os_j_, len, nr, ostage);
+          c += len;
+        }
+      } else if (n_jgroup_ > 1) {  // rows land at irregular offsets
         for (int r = 0; r < nr; ++r)
-          op_(stage + r * row_bytes, ie_, dst + r * os_j_, os_i_, nc, s_);
+          emit(stage + r * row_bytes, ie_, 0, dst + orow[r], 0, nc, 1, ostage);
+      } else if (nc == n_i_ && os_j_ == n_i_ * os_i_) {  // the tile is one run of the output
+        emit(stage, ie_, 0, dst + orow[0], 0, int64_t{nr} * nc, 1, ostage);
+      } else {
+        emit(stage, ie_, row_bytes, dst + orow[0], os_j_, nc, nr, ostage);
+      }
     }
   }
 
@@ -277,24 +407,41 @@ class TypedPlan final : public BackendPlan {
   ExecSettings x_;
   Scalars s_;
   int64_t ie_, oe_, volume_;
-  bool tiled_ = false, direct_ = false;
+  bool tiled_ = false, direct_ = false, nt_ = false;
   int i_ = 0, j_ = 0;  // output-fastest dim (rows: the row dim) and input-fastest dim
   int64_t n_i_ = 1, n_j_ = 1, is_i_ = 0, os_i_ = 0, is_j_ = 0, os_j_ = 0;  // bytes
-  int n_group_ = 1;  // tiles: I and the output dims continuing it, fastest first
-  int64_t group_ext_[kMaxRank]{}, group_is_[kMaxRank]{};
+  int n_group_ = 1;   // I and the output dims continuing it, fastest first
+  int64_t group_ext_[kMaxRank]{}, group_is_[kMaxRank]{}, group_os_[kMaxRank]{};  // bytes
+  bool i_runs_ = false;  // the I group has dims that do not continue the output row
+  int n_jgroup_ = 1;  // tiles: J and the input dims continuing it
+  int64_t jgroup_ext_[kMaxRank]{1}, jgroup_os_[kMaxRank]{};  // (output byte strides)
   int outer_ = 0;
   int64_t outer_ext_[kMaxRank]{}, outer_is_[kMaxRank]{}, outer_os_[kMaxRank]{};
-  int64_t outer_volume_ = 1, units_ = 1, segs_ = 1, seg_ = kRowSegment;
+  int64_t outer_volume_ = 1, units_ = 1, segs_ = 1, seg_ = kRowSegment, batch_ = 1;
   int64_t ti_ = 1, to_ = 1, tiles_i_ = 1, tiles_j_ = 1;
   TileFn kernel_ = nullptr;
 };
+
+// XPOSE_CPU_TYPED_TILE=TIxTO overrides the default tile sides (experiments; read once).
+TileRequest default_tile() {
+  static const TileRequest t = [] {
+    TileRequest r;
+    const char* v = std::getenv("XPOSE_CPU_TYPED_TILE");
+    if (v == nullptr || std::sscanf(v, "%dx%d", &r.ti, &r.to) != 2 || r.ti < 1 || r.to < 1 ||
+        r.ti > Tuning::kMaxTileSide || r.to > Tuning::kMaxTileSide)
+      r = TileRequest{};
+    return r;
+  }();
+  return t;
+}
 
 }  // namespace
 
 bool typed_plan_applies(const Problem& p) { return !p.plain() || p.reads_out(); }
 
-bool make_typed_plan(const Problem& p, const ExecSettings& x, BackendPlanPtr* plan,
-                     std::string* why) {
+bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest& forced,
+                     BackendPlanPtr* plan, std::string* why) {
+  const TileRequest tile = forced.ti > 0 || forced.to > 0 ? forced : default_tile();
   const OpKey key = op_key(p);
   const RowOp op = find_op(key, x.isa);
   if (op == nullptr) {
@@ -302,7 +449,7 @@ bool make_typed_plan(const Problem& p, const ExecSettings& x, BackendPlanPtr* pl
            std::to_string(key.out) + " (or this CPU lacks the forced instruction set)";
     return false;
   }
-  *plan = std::make_shared<TypedPlan>(p, op, key, x);
+  *plan = std::make_shared<TypedPlan>(p, op, key, x, tile);
   return true;
 }
 

@@ -13,9 +13,10 @@ namespace xpose::detail::cpu {
 // Whether `p` needs the typed schema: no other schema reads strides, types or scalars.
 bool typed_plan_applies(const Problem& p);
 
-// Builds the typed plan of `p`; false, with `why`, when its types have no operation (make_problem
-// admits none such) or the forced instruction set is missing.
-bool make_typed_plan(const Problem& p, const ExecSettings& x, BackendPlanPtr* plan,
-                     std::string* why);
+// Builds the typed plan of `p` (tile sides of `tile`, 0: the default); false, with `why`, when
+// its types have no operation (make_problem admits none such) or the forced instruction set is
+// missing. x.nt: the output is written with non-temporal stores where its rows are contiguous.
+bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest& tile,
+                     BackendPlanPtr* plan, std::string* why);
 
 }  // namespace xpose::detail::cpu
