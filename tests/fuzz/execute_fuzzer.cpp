@@ -2,18 +2,25 @@
 // against the naive reference (tests/reference.hpp) computed from the user's extents, perm and
 // layout: plans chosen by the planner, forced schemas with fuzzed tile sides, and xpose_transpose
 // through the plan cache; misaligned buffers with guard bytes; any thread count. A rejected forced
-// schema, or overlapping buffers, must leave the output untouched.
+// schema, or overlapping buffers, must leave the output untouched. A quarter of the inputs go to
+// xpose_plan_create_ex instead (typed.hpp: types, conversions, padded, reversed and broadcast
+// strides, scalars), checked against tests/typed_reference.hpp.
 #include <string>
 #include <vector>
 
 #include "reference.hpp"
 #include "small_requests.hpp"
+#include "typed.hpp"
 
 using namespace xpose_fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   const Request r = small_request(in);
+  if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+    run_typed(in, r);
+    return 0;
+  }
   xpose_options_t o;
   xpose_options_init(&o);
   o.backend = XPOSE_BACKEND_CPU;
