@@ -30,10 +30,18 @@ import bench_frameworks as bf
 
 
 def pads(case, n, seed):
-    """(before, after) per dim of both tensors (column-major dims), 1..n each, 0 when n = 0."""
-    rng = random.Random(f"{case.suite}/{case.name}/{seed}")
-    draw = lambda: [(rng.randint(1, n), rng.randint(1, n)) if n else (0, 0) for _ in case.extents]
-    return draw(), draw()
+    """(before, after) per dim of both tensors (column-major dims), 1..n each, 0 when n = 0; n
+    falls (to 1 at least) where a tensor would grow more than 4-fold, as in xpose bench."""
+    out_ext = [case.extents[p] for p in case.perm]
+    for bound in range(n, 0, -1):
+        rng = random.Random(f"{case.suite}/{case.name}/{seed}/{bound}")
+        pin, pout = ([(rng.randint(1, bound), rng.randint(1, bound)) for _ in case.extents]
+                     for _ in range(2))
+        grown = max(bf.volume([e + b + a for e, (b, a) in zip(ext, p)])
+                    for ext, p in ((case.extents, pin), (out_ext, pout)))
+        if grown <= 4 * bf.volume(case.extents):
+            break
+    return (pin, pout) if n else ([(0, 0)] * len(case.extents),) * 2
 
 
 def padded_view(torch, flat, shape, pad):
@@ -176,7 +184,9 @@ def main():
         cases = bf.list_cases(args.xpose, suite, isz, args.limit, None)
         if not cases:
             continue
-        grow = lambda c: bf.volume([e + 2 * args.pad for e in c.extents])
+        grow = lambda c: max(bf.volume([e + b + a for e, (b, a) in zip(ext, p)])
+                             for ext, p in zip((c.extents, [c.extents[q] for q in c.perm]),
+                                               pads(c, args.pad, args.seed)))
         nbytes = max(grow(c) for c in cases) * 16
         bufs = {"in": torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_(0, 256),
                 "out": torch.empty(nbytes, dtype=torch.uint8, device="cuda")}

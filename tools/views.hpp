@@ -26,7 +26,8 @@ struct CaseViews {
 
 // The views of case `c` under settings `s` (whose elem is the case's element size). Padding:
 // each extent of each tensor gets 1 to s.pad elements before and after, drawn from the case's
-// name, so every run of a suite pads alike.
+// name, so every run of a suite pads alike; where that would make a tensor more than 4 times
+// its size, the bound falls (to 1 at least).
 CaseViews case_views(const Case& c, const Settings& s);
 
 // xpose_plan_create_ex (or the plain entry points when nothing is extended); forced schemas go
