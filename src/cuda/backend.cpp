@@ -307,8 +307,10 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
     // pointers.
     v->align = is_rows(v->spec) || is_direct(v->spec) || c.narrow ? 1 : align;
     if (v->align > 1 && v->spec.tiled.group_slot != kNoGroup) v->align = 4;  // grouped reads
-    // The typed tile kernel accesses whole elements of each tensor's own size.
+    // The typed tile kernel accesses whole elements of each tensor's own size (or 4-byte
+    // groups of them).
     v->out_align = v->align > 1 ? q.out_elem() : 0;
+    if (v->align > 1 && v->spec.tiled.out_group_slot != kNoGroup) v->out_align = 4;
   };
   if (!measure && !choices_out) {  // the best candidate only: no list kept or ranked
     Choice best;

@@ -129,22 +129,62 @@ __device__ __forceinline__ T* at(T* base, int64_t off) {
   return base + off;
 }
 
-// The typed write of a thread's positions: out = op(v, out), the old values read first when
-// the operation accumulates (all loads before the stores, as in the plain write).
-template <class Op, class Off, class V>
-__device__ __forceinline__ void write_typed(const ElemOp& op, const V& v,
-                                            typename Op::out_t* dst, const Positions<Off>& wr,
-                                            const TileBase& b) {
+// Outputs of 1 and 2 bytes grouped by the planner (TiledParams::out_group_slot): a position is
+// G = 4 / size elements along the output's dim 0, out_group_smem apart in shared memory,
+// assembled in a register and stored as one aligned 4-byte word (`dst` and the offsets count
+// words). One element per store kept 1-2 bytes per store instruction.
+template <class Op, class Off>
+__device__ __forceinline__ void write_grouped(const TiledParams& p, const typename Op::in_t* cur,
+                                              uint32_t* dst, const Positions<Off>& wr,
+                                              TileBase b) {
   using O = typename Op::out_t;
-  O y[kElemsPerThread] = {};
-  if (op.accumulate) {
+  constexpr int G = 4 / sizeof(O);
+  if (p.out_group_slot == 0) b.lim0 /= G;
+  if (p.out_group_slot == 1) b.lim1 /= G;
+  uint32_t y[kElemsPerThread] = {};
+  if (p.op.accumulate) {
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
       if (inside(wr.coord[e], b)) y[e] = *at(dst, wr.global[e]);
   }
 #pragma unroll
   for (int e = 0; e < kElemsPerThread; ++e)
-    if (inside(wr.coord[e], b)) *at(dst, wr.global[e]) = Op::apply(op, v(e), y[e]);
+    if (inside(wr.coord[e], b)) {
+      uint32_t w = 0;
+#pragma unroll
+      for (int j = 0; j < G; ++j) {
+        const auto old = static_cast<O>(y[e] >> (8 * sizeof(O) * j));
+        const O r = Op::apply(p.op, cur[wr.shared[e] + j * p.out_group_smem], old);
+        w |= static_cast<uint32_t>(r) << (8 * sizeof(O) * j);
+      }
+      *at(dst, wr.global[e]) = w;
+    }
+}
+
+// The typed write of a thread's positions from the tile `cur` in shared memory: out = op(x,
+// out), the old values read first when the operation accumulates (all loads before the
+// stores, as in the plain write).
+template <class Op, class Off>
+__device__ __forceinline__ void write_typed(const TiledParams& p, const typename Op::in_t* cur,
+                                            typename Op::out_t* out, const Positions<Off>& wr,
+                                            const TileBase& b) {
+  using O = typename Op::out_t;
+  if constexpr (sizeof(O) < 4) {
+    if (p.out_group_slot != kNoGroup) {
+      write_grouped<Op>(p, cur, reinterpret_cast<uint32_t*>(out) + b.out, wr, b);
+      return;
+    }
+  }
+  O* const dst = out + b.out;
+  O y[kElemsPerThread] = {};
+  if (p.op.accumulate) {
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(wr.coord[e], b)) y[e] = *at(dst, wr.global[e]);
+  }
+#pragma unroll
+  for (int e = 0; e < kElemsPerThread; ++e)
+    if (inside(wr.coord[e], b)) *at(dst, wr.global[e]) = Op::apply(p.op, cur[wr.shared[e]], y[e]);
 }
 
 template <int Piece, class Op, class Off>
@@ -170,10 +210,10 @@ __device__ __forceinline__ void tiles_through_registers(const TiledParams& p,
     for (int e = 0; e < kElemsPerThread; ++e)
       if (inside(rd.coord[e], b)) tile[rd.shared[e]] = v[e];
     __syncthreads();
-#pragma unroll
-    for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(wr.coord[e], b)) v[e] = tile[wr.shared[e]];
     if constexpr (Op::kPlain) {
+#pragma unroll
+      for (int e = 0; e < kElemsPerThread; ++e)
+        if (inside(wr.coord[e], b)) v[e] = tile[wr.shared[e]];
 #pragma unroll
       for (int e = 0; e < kElemsPerThread; ++e)
         if (inside(wr.coord[e], b)) {
@@ -183,7 +223,7 @@ __device__ __forceinline__ void tiles_through_registers(const TiledParams& p,
             out[b.out + wr.global[e]] = v[e];
         }
     } else {
-      write_typed<Op>(p.op, [&](int e) { return v[e]; }, out + b.out, wr, b);
+      write_typed<Op>(p, tile, out, wr, b);
     }
     __syncthreads();
   }
@@ -255,7 +295,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* i
   // The write positions are decoded while the first loads are in flight: at 1-16 MB a block
   // moves ~2 tiles, and the decodes before its first load were its critical path.
   Positions<Off> wr;
-  decode_positions(p.out, p.n_out, p.volume, p.out_step, wr);
+  decode_positions(p.out, p.n_out, Op::kPlain ? p.volume : p.write_volume, p.out_step, wr);
   const int64_t step = gridDim.x;
   if (threadIdx.x == 0 && t + (S - 1) * step < p.num_tiles)
     next[0] = decode_tile(p, t + (S - 1) * step);
@@ -281,7 +321,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* i
     const T* cur = reinterpret_cast<const T*>(tile + buf * buf_elems);
     typename Op::out_t* const dst = out + b[0].out;
     if constexpr (!Op::kPlain) {
-      write_typed<Op>(p.op, [&](int e) { return cur[wr.shared[e]]; }, dst, wr, b[0]);
+      write_typed<Op>(p, cur, out, wr, b[0]);
     } else if constexpr (sizeof(T) == 16 && sizeof(Off) == 8) {
 #pragma unroll
       for (int e = 0; e < kElemsPerThread; ++e)
@@ -336,7 +376,7 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
       tiles_pipelined<2, Op>(p, in, out, tile, p.buffer_elems, rd);
   } else {
     Positions<Off> wr;
-    decode_positions(p.out, p.n_out, p.volume, p.out_step, wr);
+    decode_positions(p.out, p.n_out, Op::kPlain ? p.volume : p.write_volume, p.out_step, wr);
     tiles_through_registers<Piece, Op>(p, in, out, tile, rd, wr);
   }
 }
