@@ -17,7 +17,7 @@
 // Environment variants need a library that reads its switches at plan time and does not cache
 // plans: the released one reads XPOSE_CPU_NT and XPOSE_CPU_GROUP once per process and returns
 // the cached plan to a second heuristic xpose_plan_create of the same problem (forced schemas are
-// not cached). Session 4's runs used an experiment build, bench/cpu-ab-2026-11-21/README.md.
+// not cached). Session 4's runs used an experiment build, docs/perf/cpu-ab-2026-11-21/README.md.
 // Per case: every variant planned, run once on a poisoned output and checked as `xpose run`
 // checks (check_transpose: every element up to 2^18, else the first, the last and 2^18 sampled
 // ones), then `reps` rounds; in each round every variant (rotating the starting one) and the

@@ -285,6 +285,15 @@ TEST(ProblemEx, OverlapCheckFollowsTheStridedReach) {
   EXPECT_EQ(check_buffers(p, buf.data() + 99, buf.data() + 99), XPOSE_ERROR_INVALID_ARGUMENT);
 }
 
+TEST(ProblemEx, FusionTestDoesNotOverflow) {
+  // Fuzzer finding: (extent - 1) x stride fits in 64 bits, extent x stride does not.
+  const Request r{{3, 2}, {-3446330423836209407, 1}, {1, 3}, {0, 1}};
+  Problem p;
+  ASSERT_EQ(make(r, strided_desc(r), &p, 1), XPOSE_SUCCESS) << xpose_last_error();
+  EXPECT_EQ(p.rank, 2);
+  EXPECT_EQ(problem_pairs(p), user_pairs(r));
+}
+
 TEST(ProblemEx, NullDescIsThePlainEntryPoint) {
   const int64_t ext[3] = {7, 1, 5};
   const int perm[3] = {2, 0, 1};

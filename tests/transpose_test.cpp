@@ -282,6 +282,27 @@ TEST(TransposeCpp, ErrorCarriesStatusAndMessage) {
   }
 }
 
+TEST(TransposeCpp, DescriptorStridesAreCheckedAgainstTheRank) {
+  const auto cpu = xpose::Options().with_backend(XPOSE_BACKEND_CPU);
+  try {
+    xpose::make_plan<float, float>({4, 5}, {1, 0}, xpose::Desc().with_in_strides({1, 4, 20}), cpu);
+    FAIL() << "no exception";
+  } catch (const xpose::Error& e) {
+    EXPECT_EQ(e.status(), XPOSE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("3 entries for rank 2"), std::string::npos) << e.what();
+  }
+  // Dense strides, no conversion, no scaling: the plain plan.
+  std::vector<float> in(20), out(20), want(20);
+  std::iota(in.begin(), in.end(), 1.0f);
+  xpose::Plan plan = xpose::make_plan<float, float>(
+      {4, 5}, {1, 0}, xpose::Desc().with_in_strides({1, 4}).with_out_strides({1, 5}), cpu);
+  plan.execute(in.data(), out.data());
+  xpose_test::reference_transpose({4, 5}, {1, 0}, 4, XPOSE_COL_MAJOR,
+                                  reinterpret_cast<unsigned char*>(in.data()),
+                                  reinterpret_cast<unsigned char*>(want.data()));
+  EXPECT_EQ(out, want);
+}
+
 // Many threads plan (through the cache and not) and execute at once, and one shared plan runs
 // on every thread concurrently.
 TEST(TransposeConcurrency, PlansAndExecutionsFromManyThreads) {

@@ -1,5 +1,7 @@
 #include "args.hpp"
 
+#include "core/types.hpp"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -92,7 +94,9 @@ size_t parse_elem(const std::string& flag, const std::string& text) {
 
 const std::set<std::string> kSettingFlags = {"--elem",    "--type",    "--layout",
                                              "--backend", "--planning", "--threads",
-                                             "--schema",  "--reps",     "--misalign"};
+                                             "--schema",  "--reps",     "--misalign",
+                                             "--out-type", "--alpha",  "--beta",
+                                             "--pad"};
 
 const std::set<std::string> kSettingSwitches = {"--warm"};
 
@@ -103,8 +107,12 @@ std::set<std::string> with_settings(std::set<std::string> own) {
 
 const char* settings_help() {
   return "  --elem N                 element size in bytes: 1, 2, 4, 8 (default) or 16\n"
-         "  --type T                 element type instead of --elem: i8 u8 i16 u16 f16 bf16\n"
-         "                           i32 u32 f32 i64 u64 f64 c64 c128\n"
+         "  --type T                 element type instead of --elem: i8 u8 i16 u16 i32 u32 i64\n"
+         "                           u64 f8e4m3 f8e5m2 f16 bf16 f32 f64 c32 c64 (c32: two f32)\n"
+         "  --out-type T             convert to T on the way (floating types, c32 <-> c64)\n"
+         "  --alpha A, --beta B      out = A * in' + B * out (real scalars; --type needed)\n"
+         "  --pad N                  both tensors padded by 1..N elements on both sides of\n"
+         "                           every extent (sub-tensors through strides)\n"
          "  --layout col|row         col (default): extents[0] is stride-1; row: the last is\n"
          "  --backend auto|cpu|cuda  auto (default): the GPU when the CUDA backend can plan\n"
          "  --planning heuristic|measure\n"
@@ -120,15 +128,19 @@ const char* settings_help() {
 
 namespace {
 
-size_t type_size(const std::string& t) {
-  static const std::map<std::string, size_t> sizes = {
-      {"i8", 1},  {"u8", 1},  {"i16", 2}, {"u16", 2}, {"f16", 2}, {"bf16", 2}, {"i32", 4},
-      {"u32", 4}, {"f32", 4}, {"i64", 8}, {"u64", 8}, {"f64", 8}, {"c64", 8},  {"c128", 16}};
-  const auto it = sizes.find(t);
-  if (it == sizes.end())
-    throw UsageError("--type: '" + t + "' is not one of i8 u8 i16 u16 f16 bf16 i32 u32 f32 " +
-                     "i64 u64 f64 c64 c128");
-  return it->second;
+xpose_type_t parse_type(const std::string& flag, const std::string& t) {
+  xpose_type_t type;
+  if (!xpose::detail::parse_type(t.c_str(), &type) || type == XPOSE_TYPE_BYTES)
+    throw UsageError(flag + ": '" + t + "' is not one of i8 u8 i16 u16 i32 u32 i64 u64 " +
+                     "f8e4m3 f8e5m2 f16 bf16 f32 f64 c32 c64");
+  return type;
+}
+
+double parse_double(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0') throw UsageError(flag + ": '" + text + "' is not a number");
+  return v;
 }
 
 template <class E>
@@ -150,12 +162,20 @@ Settings parse_settings(const ParsedArgs& args) {
   Settings s;
   if (const std::string* e = args.get("--elem")) s.elem = parse_elem("--elem", *e);
   if (const std::string* t = args.get("--type")) {
-    const size_t size = type_size(*t);
+    s.type = parse_type("--type", *t);
+    const size_t size = xpose::detail::type_info(s.type).size;
     if (args.get("--elem") && size != s.elem)
       throw UsageError("--type: " + *t + " is " + std::to_string(size) + " bytes but --elem is " +
                        std::to_string(s.elem));
     s.elem = size;
   }
+  if (const std::string* t = args.get("--out-type")) s.out_type = parse_type("--out-type", *t);
+  if (const std::string* a = args.get("--alpha")) s.alpha = parse_double("--alpha", *a);
+  if (const std::string* b = args.get("--beta")) s.beta = parse_double("--beta", *b);
+  if (const std::string* p = args.get("--pad")) s.pad = static_cast<int>(parse_int("--pad", *p, 0, 64));
+  if (s.type == XPOSE_TYPE_BYTES && (s.out_type != XPOSE_TYPE_BYTES || s.alpha != 1 || s.beta != 0))
+    throw UsageError("--out-type, --alpha and --beta need --type");
+
   s.layout = parse_choice<xpose_layout_t>(args, "--layout", XPOSE_COL_MAJOR,
                                           {{"col", XPOSE_COL_MAJOR}, {"row", XPOSE_ROW_MAJOR}});
   s.backend = parse_choice<xpose_backend_t>(
@@ -173,6 +193,9 @@ Settings parse_settings(const ParsedArgs& args) {
     s.misalign = static_cast<int>(parse_int("--misalign", *m, 0, 15));
   if (const std::string* n = args.get("--schema")) {
     if (n->empty()) throw UsageError("--schema: empty name");
+    if (s.extended())
+      throw UsageError("--schema takes no --out-type, --alpha, --beta or --pad (forced plans are "
+                       "plain)");
     s.schema = *n;
   }
   return s;

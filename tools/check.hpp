@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common.hpp"
+#include "views.hpp"
 
 namespace xpose_tool {
 
@@ -19,8 +21,19 @@ struct CheckResult {
 // Compares output elements with the input elements the index map sends them to: every element
 // when the volume is at most `max_samples`, else the first, the last and `max_samples` random
 // positions drawn from `seed`.
+// `in_strides` / `out_strides` (per dim in the layout's order, elements; empty: dense) place
+// the tensors' elements; `in` and `out` point at index 0.
 CheckResult check_transpose(const Case& c, size_t elem, xpose_layout_t layout,
                             const unsigned char* in, const unsigned char* out,
-                            int64_t max_samples, uint64_t seed);
+                            int64_t max_samples, uint64_t seed,
+                            const std::vector<int64_t>& in_strides = {},
+                            const std::vector<int64_t>& out_strides = {});
+
+// A typed run (--type with --out-type, --alpha, --beta; views of tools/views.hpp): every sampled
+// output element equals the value rule (docs/api.md) applied to its input element, and to the
+// zero bytes the output held before the run.
+CheckResult check_typed(const Case& c, const Settings& s, const CaseViews& v,
+                        const unsigned char* in, const unsigned char* out, int64_t max_samples,
+                        uint64_t seed);
 
 }  // namespace xpose_tool

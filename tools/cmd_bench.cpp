@@ -10,6 +10,7 @@
 #include <string>
 
 #include "args.hpp"
+#include "core/types.hpp"
 #include "commands.hpp"
 #include "gpu.hpp"
 #include "runner.hpp"
@@ -113,9 +114,9 @@ Row run_one(const Case& c, const Settings& s, Workspace& ws, uint64_t seed, bool
   return r;
 }
 
-size_t max_bytes(const std::vector<Case>& cases, size_t elem) {
+size_t max_bytes(const std::vector<Case>& cases, const Settings& s) {
   size_t m = 0;
-  for (const Case& c : cases) m = std::max(m, static_cast<size_t>(c.volume()) * c.elem_or(elem));
+  for (const Case& c : cases) m = std::max(m, workspace_bytes(c, for_case(s, c)));
   return m;
 }
 
@@ -134,7 +135,7 @@ struct RunOptions {
 Results run_suites(const Suites& suites, const Settings& s, const RunOptions& o,
                    std::ostream* csv) {
   size_t bytes = 0, total = 0;
-  for (const auto& g : suites) bytes = std::max(bytes, max_bytes(g.second, s.elem));
+  for (const auto& g : suites) bytes = std::max(bytes, max_bytes(g.second, s));
   for (const auto& g : suites) total += g.second.size();
   Workspace ws(s, bytes);
   std::vector<std::vector<std::vector<Row>>> by_case(suites.size());
@@ -217,6 +218,19 @@ void print_latency(const Results& suites, size_t run_elem) {
   std::printf("\n");
 }
 
+// What a typed run does, and its yardstick.
+std::string typed_note(const Settings& s) {
+  using xpose::detail::type_info;
+  std::string t = std::string("type ") + type_info(s.type).name;
+  if (s.out_type != XPOSE_TYPE_BYTES && s.out_type != s.type)
+    t += std::string(" -> ") + type_info(s.out_type).name;
+  char scalars[96];
+  std::snprintf(scalars, sizeof scalars, ", alpha %g, beta %g", s.alpha, s.beta);
+  t += scalars;
+  if (s.pad > 0) t += ", both tensors padded by 1-" + std::to_string(s.pad) + " per side";
+  return t + "; the copy moves as many bytes as the plan reads and writes";
+}
+
 // One row per suite; where a suite mixes element sizes, then one per size ("  2-byte"). `note`
 // (the fresh suite's seed) goes under the header.
 void print_summary(const Results& suites, const Settings& s, const std::string& note) {
@@ -227,6 +241,7 @@ void print_summary(const Results& suites, const Settings& s, const std::string& 
               s.planning == XPOSE_PLAN_MEASURE ? "measure planning" : "heuristic planning",
               misaligned.c_str());
   if (!note.empty()) std::printf("%s\n\n", note.c_str());
+  if (s.extended() || s.type != XPOSE_TYPE_BYTES) std::printf("%s\n\n", typed_note(s).c_str());
   std::printf("| %-12s | %5s | %6s | %6s | %6s | %6s |\n", "suite", "cases", "median", "p10",
               "worst", "failed");
   std::printf("|--------------|------:|-------:|-------:|-------:|-------:|\n");

@@ -160,8 +160,8 @@ std::vector<int64_t> default_ns(size_t elem, double max_gib) {
 }
 
 std::vector<InplaceForce> bench_configs(const std::vector<int64_t>& ws) {
-  std::vector<InplaceForce> cs = {{3, 0, 0}, {0, 0, 0}, {1, 0, 0}, {4, 0, 64}};
-  for (int64_t w : ws) cs.push_back({2, w, 0});
+  std::vector<InplaceForce> cs = {{3, 0, 0, ""}, {0, 0, 0, ""}, {1, 0, 0, ""}, {4, 0, 64, ""}};
+  for (int64_t w : ws) cs.push_back({2, w, 0, ""});
   return cs;
 }
 

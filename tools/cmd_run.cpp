@@ -6,6 +6,7 @@
 #include "gpu.hpp"
 #include "runner.hpp"
 #include "timing.hpp"
+#include "views.hpp"
 
 namespace xpose_tool {
 namespace {
@@ -61,7 +62,7 @@ void print_header(const Case& c, const Settings& s) {
 
 void print_measurement(const Case& c, const Settings& s, const Measurement& m,
                        const PlanTimes& t) {
-  const size_t bytes = static_cast<size_t>(c.volume()) * s.elem;
+  const size_t bytes = static_cast<size_t>(case_views(c, s).copy_bytes(c.volume(), s));
   if (m.empty) {
     std::printf("time        empty tensor: nothing to do\n");
   } else {
@@ -100,7 +101,7 @@ int run_command(const std::vector<std::string>& argv) {
   Case c;
   Settings s;
   if (!parse_single_case("run", argv, kRunHelp, &c, &s)) return 0;
-  Workspace ws(s, static_cast<size_t>(c.volume()) * s.elem);
+  Workspace ws(s, workspace_bytes(c, s));
   const Measurement m = measure_case(c, s, ws, 0x5eed);
   print_header(c, s);
   print_measurement(c, s, m, time_planning(c, s, m.plan_us));

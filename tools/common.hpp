@@ -44,6 +44,16 @@ struct Settings {
   int reps = 0;        // 0: the backend's default
   bool warm = false;   // CPU: time with warm caches instead of flushing them before each rep
   int misalign = 0;    // bytes (0-15) by which both buffers start past an aligned address
+  // Typed runs (xpose_plan_create_ex, tools/views.hpp): --type, --out-type, --alpha, --beta,
+  // --pad. BYTES: opaque elements of `elem` bytes.
+  xpose_type_t type = XPOSE_TYPE_BYTES;
+  xpose_type_t out_type = XPOSE_TYPE_BYTES;  // BYTES: the same as `type`
+  double alpha = 1, beta = 0;
+  int pad = 0;  // each extent of both tensors padded by 1..pad elements on both sides
+  // Needs xpose_plan_create_ex: a conversion, scalars or padding.
+  bool extended() const {
+    return out_type != XPOSE_TYPE_BYTES || alpha != 1 || beta != 0 || pad > 0;
+  }
 
   xpose_options_t options() const;
   bool on_gpu() const { return backend == XPOSE_BACKEND_CUDA; }

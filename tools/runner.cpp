@@ -10,6 +10,7 @@
 #include "args.hpp"
 #include "gpu.hpp"
 #include "timing.hpp"
+#include "views.hpp"
 
 namespace xpose_tool {
 
@@ -64,10 +65,12 @@ double now_us() {
 PlanHandle create_fresh_plan(const Case& c, const Settings& s, double* us) {
   PlanHandle plan(new xpose_plan_s);
   const xpose_options_t o = s.options();
+  const CaseViews v = case_views(c, s);
   const double t0 = now_us();
   const xpose_status_t st = xpose::detail::make_plan(
-      static_cast<int>(c.extents.size()), c.extents.data(), c.perm.data(), s.elem, &o,
-      s.schema.empty() ? nullptr : s.schema.c_str(), /*use_cache=*/false, &plan->plan);
+      static_cast<int>(c.extents.size()), c.extents.data(), c.perm.data(), v.in_elem, &o,
+      s.schema.empty() ? nullptr : s.schema.c_str(), /*use_cache=*/false, &plan->plan,
+      v.extended ? &v.desc : nullptr);
   *us = now_us() - t0;
   check_status(st, "plan");
   return plan;
@@ -75,14 +78,7 @@ PlanHandle create_fresh_plan(const Case& c, const Settings& s, double* us) {
 
 PlanHandle create_public_plan(const Case& c, const Settings& s) {
   xpose_plan_t p = nullptr;
-  const xpose_options_t o = s.options();
-  const int rank = static_cast<int>(c.extents.size());
-  const xpose_status_t st =
-      s.schema.empty()
-          ? xpose_plan_create(&p, rank, c.extents.data(), c.perm.data(), s.elem, &o)
-          : xpose_plan_create_forced(&p, rank, c.extents.data(), c.perm.data(), s.elem, &o,
-                                     s.schema.c_str());
-  check_status(st, "plan");
+  check_status(create_plan(c, s, case_views(c, s), &p), "plan");
   return PlanHandle(p);
 }
 
@@ -191,8 +187,9 @@ Latency gpu_latency(const std::function<void(void*)>& run, const std::function<v
   return l;
 }
 
-void time_gpu(xpose_plan_t plan, Workspace& ws, size_t bytes, int reps, bool latency,
-              Measurement* m) {
+// `in` and `out` are the plan's pointers; the copy moves `bytes` from the workspace's start.
+void time_gpu(xpose_plan_t plan, Workspace& ws, const void* in, void* out, size_t bytes, int reps,
+              bool latency, Measurement* m) {
   // Cases whose copy takes less than half of kBatchMs (under ~70 MB) are timed in batches of
   // back-to-back launches lasting about kBatchMs, the copy in the same batches: single event
   // pairs around a launch of a few microseconds time the launch and the events as much as the
@@ -201,7 +198,7 @@ void time_gpu(xpose_plan_t plan, Workspace& ws, size_t bytes, int reps, bool lat
   const double once = median(gpu::copy_ms(ws.out(), ws.in(), bytes, 3));
   int batch = static_cast<int>(std::clamp(kBatchMs / std::max(once, 1e-6), 1.0, 1000.0));
   if (latency) batch = std::max(batch, kLatencyBatch);
-  const auto run = [&](void* stream) { execute(plan, ws.in(), ws.out(), stream); };
+  const auto run = [&](void* stream) { execute(plan, in, out, stream); };
   const auto copy = [&](void* stream) { gpu::copy_async(ws.out(), ws.in(), bytes, stream); };
   m->samples = gpu::time_ms(run, reps, batch);
   m->copy_ms = median(gpu::time_ms(copy, reps, batch));
@@ -211,10 +208,10 @@ void time_gpu(xpose_plan_t plan, Workspace& ws, size_t bytes, int reps, bool lat
 // Transposition and copy alternate, each after a cache flush (unless --warm), so both see the
 // same cache state and any drift of the machine affects both alike. With `latency` those are
 // the single calls, and batches of back-to-back calls (warm) give ms and copy_ms.
-void time_cpu(xpose_plan_t plan, Workspace& ws, size_t bytes, const Settings& s, bool latency,
-              Measurement* m) {
+void time_cpu(xpose_plan_t plan, Workspace& ws, const void* in, void* out, size_t bytes,
+              const Settings& s, bool latency, Measurement* m) {
   const int reps = default_reps(s);
-  const auto run = [&] { execute(plan, ws.in(), ws.out(), nullptr); };
+  const auto run = [&] { execute(plan, in, out, nullptr); };
   const auto copy = [&] { parallel_memcpy(ws.out(), ws.in(), bytes, s.threads); };
   copy();
   static CacheFlusher flusher(s.threads);
@@ -247,12 +244,12 @@ void time_cpu(xpose_plan_t plan, Workspace& ws, size_t bytes, const Settings& s,
 
 // Median times of the plan and of the copy; both warmed up once first (the plan's warm-up
 // run is the checked one, made by the caller).
-void time_case(xpose_plan_t plan, Workspace& ws, size_t bytes, const Settings& s, bool latency,
-               Measurement* m) {
+void time_case(xpose_plan_t plan, Workspace& ws, const void* in, void* out, size_t bytes,
+               const Settings& s, bool latency, Measurement* m) {
   if (s.on_gpu()) {
-    time_gpu(plan, ws, bytes, default_reps(s), latency, m);
+    time_gpu(plan, ws, in, out, bytes, default_reps(s), latency, m);
   } else {
-    time_cpu(plan, ws, bytes, s, latency, m);
+    time_cpu(plan, ws, in, out, bytes, s, latency, m);
   }
   m->ms = median(m->samples);
 }
@@ -261,20 +258,33 @@ void time_case(xpose_plan_t plan, Workspace& ws, size_t bytes, const Settings& s
 Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64_t seed,
                          bool latency) {
   Measurement m;
-  const size_t bytes = static_cast<size_t>(c.volume()) * s.elem;
+  const CaseViews v = case_views(c, s);
   PlanHandle plan = create_fresh_plan(c, s, &m.plan_us);
   m.plan = describe(plan.get());
-  if (bytes == 0) {
+  if (c.volume() == 0) {
     m.empty = true;
     return m;
   }
-  ws.prepare(bytes, seed);
+  ws.prepare(static_cast<size_t>(std::max(v.in_bytes(), v.out_bytes())), seed);
+  const unsigned char* in = static_cast<unsigned char*>(ws.in()) + v.in_offset * v.in_elem;
+  unsigned char* out = static_cast<unsigned char*>(ws.out()) + v.out_offset * v.out_elem;
   void* stream = s.on_gpu() ? gpu::stream() : nullptr;
-  execute(plan.get(), ws.in(), ws.out(), stream);
-  m.check = check_transpose(c, s.elem, s.layout, ws.host_in(), ws.fetch_out(bytes), 1 << 18,
-                            seed + 1);
-  time_case(plan.get(), ws, bytes, s, latency, &m);
+  execute(plan.get(), in, out, stream);
+  const unsigned char* host_out = ws.fetch_out(static_cast<size_t>(v.out_bytes()));
+  const unsigned char* host_in = ws.host_in() + v.in_offset * v.in_elem;
+  host_out += v.out_offset * v.out_elem;
+  m.check = s.out_type != XPOSE_TYPE_BYTES || s.alpha != 1 || s.beta != 0
+                ? check_typed(c, s, v, host_in, host_out, 1 << 18, seed + 1)
+                : check_transpose(c, v.in_elem, s.layout, host_in, host_out, 1 << 18, seed + 1,
+                                  v.in_strides, v.out_strides);
+  time_case(plan.get(), ws, in, out, static_cast<size_t>(v.copy_bytes(c.volume(), s)), s,
+            latency, &m);
   return m;
+}
+
+size_t workspace_bytes(const Case& c, const Settings& s) {
+  const CaseViews v = case_views(c, s);
+  return static_cast<size_t>(std::max({v.in_bytes(), v.out_bytes(), v.copy_bytes(c.volume(), s)}));
 }
 
 }  // namespace xpose_tool

@@ -104,4 +104,7 @@ constexpr int kLatencyBatch = 20;
 Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64_t seed,
                          bool latency = false);
 
+// The workspace a case needs under `s` (padded tensors, the copy of the bytes it moves).
+size_t workspace_bytes(const Case& c, const Settings& s);
+
 }  // namespace xpose_tool

@@ -8,7 +8,8 @@
 // Scaling: r = (alpha * x) + (beta * y) in the compute type (f64 when F64 or C64 is involved,
 // else f32), each product and the sum rounded separately: never a fused multiply-add, so the
 // device uses __fmul_rn/__fadd_rn and the host must be compiled without FMA contraction (the
-// library's baseline x86-64 has no FMA; the CPU typed kernels' target pragmas do not enable it).
+// library's baseline x86-64 has no FMA; the CPU typed kernels' AVX-512 file, whose target
+// implies FMA, switches contraction off).
 #pragma once
 
 #include <cstdint>
@@ -17,10 +18,18 @@
 #include "core/host_device.hpp"
 #include "xpose/xpose.h"
 
+// Host code inlines every helper here (a row loop over them vectorizes only when all of them
+// are inlined, and GCC's inliner gives up in files that instantiate many conversions).
+#if defined(__CUDACC__)
+#define XPOSE_CVT XPOSE_HD
+#else
+#define XPOSE_CVT inline __attribute__((always_inline))
+#endif
+
 namespace xpose::detail::cvt {
 
 template <class To, class From>
-XPOSE_HD To bits_as(From v) {
+XPOSE_CVT To bits_as(From v) {
   static_assert(sizeof(To) == sizeof(From));
   To t;
   memcpy(&t, &v, sizeof t);
@@ -57,13 +66,13 @@ constexpr double pow2(int n) {
 }
 
 template <class T>
-XPOSE_HD T min_of(T a, T b) { return a < b ? a : b; }
+XPOSE_CVT T min_of(T a, T b) { return a < b ? a : b; }
 template <class T>
-XPOSE_HD T max_of(T a, T b) { return a < b ? b : a; }
+XPOSE_CVT T max_of(T a, T b) { return a < b ? b : a; }
 
 // Rounds `x` (bits of format From) to format To (fewer mantissa bits), to nearest even.
 template <class To, class From>
-XPOSE_HD typename To::Bits round_bits(typename From::Bits x) {
+XPOSE_CVT typename To::Bits round_bits(typename From::Bits x) {
   using U = typename From::Bits;
   static_assert(From::m > To::m, "rounding narrows the mantissa");
   constexpr int shift = From::m - To::m;
@@ -104,7 +113,7 @@ XPOSE_HD typename To::Bits round_bits(typename From::Bits x) {
 
 // Widens `h` (a format of at most 16 bits) to f32 bits, exactly.
 template <class From>
-XPOSE_HD uint32_t widen_to_f32(uint32_t h) {
+XPOSE_CVT uint32_t widen_to_f32(uint32_t h) {
   static_assert(From::width <= 16);
   const uint32_t sign = (h >> (From::width - 1)) << 31;
   const uint32_t a = h & static_cast<uint32_t>(From::mag_mask);
@@ -142,7 +151,7 @@ XPOSE_HD uint32_t widen_to_f32(uint32_t h) {
 }
 
 // f32 -> f64 exactly, NaN canonical (sign kept).
-XPOSE_HD uint64_t widen_f32_to_f64(uint32_t x) {
+XPOSE_CVT uint64_t widen_f32_to_f64(uint32_t x) {
   const bool nan = (x & 0x7fffffffu) > 0x7f800000u;
   const uint64_t sign = uint64_t{x >> 31} << 63;
   const uint64_t d = bits_as<uint64_t>(static_cast<double>(bits_as<float>(x)));
@@ -150,10 +159,10 @@ XPOSE_HD uint64_t widen_f32_to_f64(uint32_t x) {
 }
 
 // A format's own canonical NaN for NaN inputs, the value otherwise (f32 / f64 results).
-XPOSE_HD uint32_t canonical_f32(uint32_t x) {
+XPOSE_CVT uint32_t canonical_f32(uint32_t x) {
   return (x & 0x7fffffffu) > 0x7f800000u ? (x & 0x80000000u) | 0x7fc00000u : x;
 }
-XPOSE_HD uint64_t canonical_f64(uint64_t x) {
+XPOSE_CVT uint64_t canonical_f64(uint64_t x) {
   constexpr uint64_t inf = 0x7ff0000000000000ull, top = 0x8000000000000000ull;
   return (x & ~top) > inf ? (x & top) | 0x7ff8000000000000ull : x;
 }
@@ -172,7 +181,7 @@ template <> struct FormatOf<XPOSE_TYPE_C64> { using type = F64; };
 // Loads a value (or a complex component) of type T as the compute type C (float or double),
 // exactly; NaN becomes C's canonical quiet NaN with its sign.
 template <xpose_type_t T, class C>
-XPOSE_HD C load_as(typename FormatOf<T>::type::Bits x) {
+XPOSE_CVT C load_as(typename FormatOf<T>::type::Bits x) {
   using Fm = typename FormatOf<T>::type;
   if constexpr (Fm::width == 64) {
     static_assert(sizeof(C) == 8, "f64 computes in f64");
@@ -188,7 +197,7 @@ XPOSE_HD C load_as(typename FormatOf<T>::type::Bits x) {
 
 // Rounds a compute-type value to type T once (to nearest even), NaN canonical.
 template <xpose_type_t T, class C>
-XPOSE_HD typename FormatOf<T>::type::Bits store_from(C v) {
+XPOSE_CVT typename FormatOf<T>::type::Bits store_from(C v) {
   using Fm = typename FormatOf<T>::type;
   if constexpr (sizeof(C) == 8) {
     if constexpr (Fm::width == 64) return canonical_f64(bits_as<uint64_t>(v));
@@ -201,40 +210,40 @@ XPOSE_HD typename FormatOf<T>::type::Bits store_from(C v) {
 }
 
 // Arithmetic rounded per operation (no contraction into FMA on the device).
-XPOSE_HD float mul_rn(float a, float b) {
+XPOSE_CVT float mul_rn(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fmul_rn(a, b);
 #else
   return a * b;
 #endif
 }
-XPOSE_HD double mul_rn(double a, double b) {
+XPOSE_CVT double mul_rn(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dmul_rn(a, b);
 #else
   return a * b;
 #endif
 }
-XPOSE_HD float add_rn(float a, float b) {
+XPOSE_CVT float add_rn(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fadd_rn(a, b);
 #else
   return a + b;
 #endif
 }
-XPOSE_HD double add_rn(double a, double b) {
+XPOSE_CVT double add_rn(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dadd_rn(a, b);
 #else
   return a + b;
 #endif
 }
-XPOSE_HD float sub_rn(float a, float b) { return add_rn(a, -b); }
-XPOSE_HD double sub_rn(double a, double b) { return add_rn(a, -b); }
+XPOSE_CVT float sub_rn(float a, float b) { return add_rn(a, -b); }
+XPOSE_CVT double sub_rn(double a, double b) { return add_rn(a, -b); }
 
 // Whether a problem's scalars are used: alpha != {1, 0} multiplies, beta != {0, 0} reads out.
-XPOSE_HD bool uses_alpha(const double* alpha) { return alpha[0] != 1 || alpha[1] != 0; }
-XPOSE_HD bool uses_beta(const double* beta) { return beta[0] != 0 || beta[1] != 0; }
+XPOSE_CVT bool uses_alpha(const double* alpha) { return alpha[0] != 1 || alpha[1] != 0; }
+XPOSE_CVT bool uses_beta(const double* beta) { return beta[0] != 0 || beta[1] != 0; }
 
 // The compute type of a conversion: double when either side is F64 or C64.
 constexpr bool computes_in_f64(xpose_type_t in, xpose_type_t out) {
@@ -244,11 +253,11 @@ constexpr bool computes_in_f64(xpose_type_t in, xpose_type_t out) {
 
 // A NaN made by arithmetic is the positive quiet NaN: which operand's NaN (and sign) hardware
 // propagates differs between CPUs, GPUs and operand orders, so scaled results drop it.
-XPOSE_HD float positive_nan(float v) {
+XPOSE_CVT float positive_nan(float v) {
   const uint32_t b = bits_as<uint32_t>(v);
   return (b & 0x7fffffffu) > 0x7f800000u ? bits_as<float>(0x7fc00000u) : v;
 }
-XPOSE_HD double positive_nan(double v) {
+XPOSE_CVT double positive_nan(double v) {
   const uint64_t b = bits_as<uint64_t>(v);
   return (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull
              ? bits_as<double>(0x7ff8000000000000ull)
@@ -258,7 +267,7 @@ XPOSE_HD double positive_nan(double v) {
 // r = (alpha * x) + (beta * y), real; kAlpha / kBeta: whether each term is computed (a skipped
 // alpha means x alone, a skipped beta term means y is not read). NaN results: positive_nan.
 template <bool kAlpha, bool kBeta, class C>
-XPOSE_HD C axpby(C alpha, C x, C beta, C y) {
+XPOSE_CVT C axpby(C alpha, C x, C beta, C y) {
   const C ax = kAlpha ? mul_rn(alpha, x) : x;
   if constexpr (kBeta) return positive_nan(add_rn(ax, mul_rn(beta, y)));
   else if constexpr (kAlpha) return positive_nan(ax);
@@ -272,7 +281,7 @@ struct Complex {
 
 // a * x with each product rounded, then their difference / sum.
 template <class C>
-XPOSE_HD Complex<C> cmul(Complex<C> a, Complex<C> x) {
+XPOSE_CVT Complex<C> cmul(Complex<C> a, Complex<C> x) {
   return {sub_rn(mul_rn(a.re, x.re), mul_rn(a.im, x.im)),
           add_rn(mul_rn(a.re, x.im), mul_rn(a.im, x.re))};
 }
@@ -280,7 +289,7 @@ XPOSE_HD Complex<C> cmul(Complex<C> a, Complex<C> x) {
 // r = (alpha * x) + (beta * y), complex, componentwise sums of the rounded products; NaN
 // components of a computed result: positive_nan.
 template <bool kAlpha, bool kBeta, class C>
-XPOSE_HD Complex<C> axpby(Complex<C> alpha, Complex<C> x, Complex<C> beta, Complex<C> y) {
+XPOSE_CVT Complex<C> axpby(Complex<C> alpha, Complex<C> x, Complex<C> beta, Complex<C> y) {
   Complex<C> r = kAlpha ? cmul(alpha, x) : x;
   if constexpr (kBeta) {
     const Complex<C> by = cmul(beta, y);
@@ -293,7 +302,7 @@ XPOSE_HD Complex<C> axpby(Complex<C> alpha, Complex<C> x, Complex<C> beta, Compl
 // Integers and opaque elements (beta = 1 only): wrap-around addition, in unsigned arithmetic
 // (bitwise the same for signed types).
 template <class U>
-XPOSE_HD U wrap_add(U x, U y) {
+XPOSE_CVT U wrap_add(U x, U y) {
   return static_cast<U>(x + y);
 }
 

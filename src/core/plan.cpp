@@ -139,9 +139,6 @@ xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size
     const CacheKey key{plan.problem, o.backend, o.backend == XPOSE_BACKEND_CUDA ? o.device : -1,
                        o.planning, o.backend == XPOSE_BACKEND_CPU ? o.num_threads : 0};
     if (use_cache) plan.impl = cache().find(key);
-    if (!plan.impl && !plan.problem.plain())
-      return fail(XPOSE_ERROR_UNSUPPORTED, "typed and strided plans: the backends do not yet "
-                                           "take them");
     if (!plan.impl) {
       XPOSE_TRY(o.backend == XPOSE_BACKEND_CUDA
                     ? cuda_make_plan(plan.problem, o, forced, &plan.impl)

@@ -126,7 +126,11 @@ int fuse(Mode* m, int n) {
     merged = false;
     for (int a = 0; a < n && !merged; ++a)
       for (int b = 0; b < n && !merged; ++b) {
-        if (a == b || m[b].in != m[a].in * m[a].extent || m[b].out != m[a].out * m[a].extent)
+        // (extent - 1) x stride fits in 64 bits (reach()), extent x stride may not.
+        int64_t in_next, out_next;
+        if (a == b || __builtin_mul_overflow(m[a].in, m[a].extent, &in_next) ||
+            __builtin_mul_overflow(m[a].out, m[a].extent, &out_next) || m[b].in != in_next ||
+            m[b].out != out_next)
           continue;
         m[a].extent *= m[b].extent;
         m[a].in_dim = std::min(m[a].in_dim, m[b].in_dim);

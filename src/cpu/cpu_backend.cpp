@@ -13,6 +13,7 @@
 
 #include "core/status.hpp"
 #include "cpu/plans.hpp"
+#include "cpu/typed_plan.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -246,10 +247,28 @@ int consider(const Problem& p, const xpose_options_t& o, bool measure_all,
   return pick;
 }
 
+// The typed schema (non-plain problems): "typed" or "typed:isa=NAME" when forced.
+xpose_status_t make_typed(const Problem& p, const xpose_options_t& options,
+                          const std::string& schema, BackendPlanPtr* plan) {
+  ExecSettings x;
+  x.threads = resolve_threads(options.num_threads);
+  const std::string isa_key = "typed:isa=";
+  const bool named_isa = schema.rfind(isa_key, 0) == 0 &&
+                         parse_isa(schema.substr(isa_key.size()), &x.isa);
+  if (!schema.empty() && schema != "typed" && !named_isa)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT,
+                "schema '" + schema + "' does not apply: a strided, converting or scaled "
+                "problem takes only 'typed' or 'typed:isa=scalar|sse2|avx2|avx512'");
+  std::string why;
+  if (!make_typed_plan(p, x, plan, &why)) return fail(XPOSE_ERROR_UNSUPPORTED, why);
+  return XPOSE_SUCCESS;
+}
+
 }  // namespace
 
 xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
                              const std::string& schema, BackendPlanPtr* plan) {
+  if (typed_plan_applies(p)) return make_typed(p, options, schema, plan);
   if (!schema.empty()) {
     Spec spec;
     std::string why;
@@ -285,6 +304,17 @@ xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
 
 xpose_status_t cpu_candidates(const Problem& p, const xpose_options_t& options, bool measure_all,
                               std::vector<Candidate>* candidates) {
+  if (typed_plan_applies(p)) {
+    BackendPlanPtr plan;
+    XPOSE_TRY(make_typed(p, options, "", &plan));
+    Candidate c;
+    c.description = plan->describe();
+    c.predicted_seconds = plan->predicted_seconds();
+    c.model = "bandwidth (CPU)";
+    c.chosen = true;
+    candidates->push_back(std::move(c));
+    return XPOSE_SUCCESS;
+  }
   std::vector<Considered> all;
   consider(p, options, measure_all, &all);
   for (auto& c : all) candidates->push_back(std::move(c.info));

@@ -135,6 +135,62 @@ inline xpose_options_t hostile_options(FuzzedDataProvider& in, xpose_backend_t b
   return o;
 }
 
+// xpose_plan_create_ex's descriptor: NULL now and then; else any struct_size now and then, types
+// of the enum or any int, NULL or hostile strides (signs, 0, 64-bit edges) and scalars from
+// edges (NaN, inf, -0) or any double. The strides live in `storage` (rank entries each, and one
+// more so that the arrays are addressable at rank 0).
+struct Desc {
+  xpose_desc_t desc{};
+  std::vector<int64_t> in_strides, out_strides;
+  bool null = false;
+  const xpose_desc_t* get() const { return null ? nullptr : &desc; }
+};
+
+inline double hostile_scalar(FuzzedDataProvider& in) {
+  static constexpr double kEdges[] = {0.0, 1.0, -1.0, 2.0, 0.5, -0.0, 1e300, -1e-310,
+                                      __builtin_nan(""), __builtin_inf(), -__builtin_inf()};
+  return in.ConsumeIntegralInRange<int>(0, 3) > 0 ? in.PickValueInArray(kEdges)
+                                                  : in.ConsumeFloatingPoint<double>();
+}
+
+inline int64_t hostile_stride(FuzzedDataProvider& in, int64_t dense) {
+  switch (in.ConsumeIntegralInRange<int>(0, 5)) {
+    case 0: return dense;
+    case 1: return -dense;
+    case 2: return 0;
+    case 3: return dense * in.ConsumeIntegralInRange<int64_t>(1, 9);
+    case 4: return in.ConsumeIntegralInRange<int64_t>(-64, 64);
+    default: return hostile_extent(in);
+  }
+}
+
+inline Desc hostile_desc(FuzzedDataProvider& in, const Request& r) {
+  Desc d;
+  xpose_desc_init(&d.desc);
+  d.null = in.ConsumeIntegralInRange<int>(0, 7) == 0;
+  if (in.ConsumeIntegralInRange<int>(0, 31) == 0) d.desc.struct_size = in.ConsumeIntegral<size_t>();
+  for (xpose_type_t* t : {&d.desc.in_type, &d.desc.out_type}) {
+    const int raw = in.ConsumeIntegralInRange<int>(0, 15) > 0 ? in.ConsumeIntegralInRange<int>(0, 16)
+                                                              : in.ConsumeIntegral<int>();
+    std::memcpy(t, &raw, sizeof raw);
+  }
+  const int n = r.rank < 0 || r.rank > 32 ? 0 : r.rank;
+  int64_t dense = 1;
+  for (int k = 0; k < n; ++k) {
+    d.in_strides.push_back(hostile_stride(in, dense));
+    d.out_strides.push_back(hostile_stride(in, dense));
+    const int64_t e = r.extents[k];
+    if (e > 0 && e < (int64_t{1} << 20) && dense < (int64_t{1} << 40)) dense *= e;
+  }
+  d.in_strides.push_back(1);
+  d.out_strides.push_back(1);
+  if (in.ConsumeBool()) d.desc.in_strides = d.in_strides.data();
+  if (in.ConsumeBool()) d.desc.out_strides = d.out_strides.data();
+  for (double* v : {&d.desc.alpha[0], &d.desc.alpha[1], &d.desc.beta[0], &d.desc.beta[1]})
+    if (in.ConsumeIntegralInRange<int>(0, 3) == 0) *v = hostile_scalar(in);
+  return d;
+}
+
 // A forced schema: a backend's name with parameters from the fuzzer's bytes, or any text.
 inline std::string hostile_schema(FuzzedDataProvider& in, const std::vector<const char*>& names,
                                   const std::vector<const char*>& keys) {

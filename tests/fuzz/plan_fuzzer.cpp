@@ -1,5 +1,6 @@
 // libFuzzer target: plan creation on the CPU backend with hostile arguments, through the C API
-// (xpose_plan_create, xpose_plan_create_forced with any schema text, xpose_predict,
+// (xpose_plan_create, xpose_plan_create_ex with a hostile descriptor, xpose_plan_create_forced
+// with any schema text, xpose_predict,
 // xpose_plan_predict, xpose_plan_describe, xpose_plan_destroy). Nothing is executed. A finding
 // is a sanitizer report, a crash, or a broken promise of API.md (check_status).
 #include <cmath>
@@ -23,14 +24,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (planning == XPOSE_PLAN_MEASURE && !volume_at_most(r, 1 << 16))
     o.planning = XPOSE_PLAN_HEURISTIC;
   const bool use_options = in.ConsumeIntegralInRange<int>(0, 15) > 0;
-  const bool forced = in.ConsumeIntegralInRange<int>(0, 2) == 0;
+  const int mode = in.ConsumeIntegralInRange<int>(0, 5);  // 0 forced, 1-2 ex, else plain
+  const bool forced = mode == 0, ex = mode == 1 || mode == 2;
   const std::string schema = hostile_schema(
       in, {"copy", "direct", "super", "matrix", "blocked"}, {"ti", "to", "nt"});
+  const Desc desc = hostile_desc(in, r);
 
   xpose_plan_t plan = nullptr;
   const xpose_status_t s =
       forced ? xpose_plan_create_forced(&plan, r.rank, r.extents_ptr(), r.perm_ptr(), r.elem_size,
                                         use_options ? &o : nullptr, schema.c_str())
+      : ex   ? xpose_plan_create_ex(&plan, r.rank, r.extents_ptr(), r.perm_ptr(), r.elem_size,
+                                    desc.get(), use_options ? &o : nullptr)
              : xpose_plan_create(&plan, r.rank, r.extents_ptr(), r.perm_ptr(), r.elem_size,
                                  use_options ? &o : nullptr);
   check_status(s);
@@ -41,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                           use_options ? &o : nullptr, &predicted);
   check_status(ps);
   if (ps == XPOSE_SUCCESS) require(std::isfinite(predicted) && predicted >= 0, "predict >= 0");
-  if (!forced) require((ps == XPOSE_SUCCESS) == (s == XPOSE_SUCCESS), "predict plans alike");
+  if (!forced && !ex)
+    require((ps == XPOSE_SUCCESS) == (s == XPOSE_SUCCESS), "predict plans alike");
   if (plan == nullptr) return 0;
 
   double seconds = -1;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,10 +17,21 @@ using namespace xpose_test;
 
 namespace {
 
-constexpr int kHostThreads = 4, kStreamsPerThread = 2, kReps = 6;
+constexpr int kHostThreads = 4, kStreamsPerThread = 2;
 
-// Every stream of every host thread runs `plan` kReps times, each time on fresh input (its own
-// salt) into its own output, then checks it; returns the mismatches found in all.
+// Executions per stream and plan: 6, or XPOSE_STRESS_REPS (racecheck runs the test with 1,
+// docs/reliability.md: its instrumentation serializes every launch of the 4 x 2 streams).
+int stress_reps() {
+  static const int reps = [] {
+    const char* env = std::getenv("XPOSE_STRESS_REPS");
+    const int n = env ? std::atoi(env) : 0;
+    return n > 0 ? n : 6;
+  }();
+  return reps;
+}
+
+// Every stream of every host thread runs `plan` stress_reps() times, each time on fresh input (its
+// own salt) into its own output, then checks it; returns the mismatches found in all.
 template <class T>
 unsigned long long run_on_streams(xpose_plan_t plan, const Shape& s, uint64_t salt) {
   const size_t bytes = static_cast<size_t>(s.volume()) * sizeof(T);
@@ -40,7 +52,7 @@ unsigned long long run_on_streams(xpose_plan_t plan, const Shape& s, uint64_t sa
       }
       // Stream order makes each rep's check see its own input and output; nothing synchronizes
       // until the end, so the streams' kernels overlap.
-      for (int rep = 0; rep < kReps && bad == 0; ++rep)
+      for (int rep = 0; rep < stress_reps() && bad == 0; ++rep)
         for (int k = 0; k < kStreamsPerThread; ++k) {
           const uint64_t mine = salt ^ mix(static_cast<uint64_t>(t * 1000 + k * 100 + rep));
           fill_on_device(in[k], s, mine, st[k]);

@@ -1,0 +1,23 @@
+// The typed schema's element operations compiled for AVX2, used when the CPU has it. Target
+// pragma without FMA (the scaling rule rounds products and sums separately) and no trapping
+// math (the conversions' selects over float operations stay branch-free).
+#include "cpu/typed_ops.hpp"
+
+#if defined(__x86_64__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("no-trapping-math")
+#pragma GCC target("avx2")
+#define XPOSE_TYPED_OPS_NAME typed_row_op_avx2_impl
+#include "cpu/typed_ops_body.hpp"
+#pragma GCC pop_options
+
+namespace xpose::detail::cpu {
+RowOp typed_row_op_avx2(const OpKey& key) {
+  return __builtin_cpu_supports("avx2") ? typed_row_op_avx2_impl(key) : nullptr;
+}
+}  // namespace xpose::detail::cpu
+#else
+namespace xpose::detail::cpu {
+RowOp typed_row_op_avx2(const OpKey&) { return nullptr; }
+}  // namespace xpose::detail::cpu
+#endif
