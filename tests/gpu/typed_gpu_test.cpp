@@ -90,25 +90,52 @@ struct Buffer {
 // Plans `c` (forced to `schema` unless null) and runs it with the pointers `shift` bytes past
 // their element alignment, against the reference. Returns the planning status (the comparison
 // is asserted on success); `describe` receives the plan's description.
-// `input`, when given, is the input (its reach's bytes) instead of random values.
-xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
-                           std::mt19937_64& rng, std::string* describe = nullptr,
-                           const std::vector<uint8_t>* input = nullptr) {
-  const std::string what = case_text(c) + (schema ? std::string(" schema ") + schema : "") +
-                           " shift " + std::to_string(shift);
+// A plan of either path: the backend's own (make_problem_ex and cuda_make_plan, which take a
+// forced schema), or the public one (xpose_plan_create_ex, xpose_execute).
+struct AnyPlan {
+  BackendPlanPtr backend;
+  xpose_plan_t api = nullptr;
+  ~AnyPlan() { xpose_plan_destroy(api); }
+  xpose_status_t execute(const void* in, void* out) const {
+    return api ? xpose_execute(api, in, out, nullptr) : backend->execute(in, out, nullptr);
+  }
+  std::string describe() const {
+    if (!api) return backend->describe();
+    char text[4096];
+    xpose_plan_describe(api, text, sizeof text);
+    return text;
+  }
+};
+
+xpose_status_t make_any_plan(const TypedCase& c, const char* schema, bool api, AnyPlan* plan,
+                             const std::string& what) {
   const xpose_desc_t d = c.desc();
+  xpose_options_t given = cuda_options(c.layout);
+  if (api)
+    return xpose_plan_create_ex(&plan->api, c.rank(), c.extents.data(), c.perm.data(),
+                                c.elem_size, &d, &given);
   Problem p;
   xpose_status_t st = xpose::detail::make_problem_ex(c.rank(), c.extents.data(), c.perm.data(),
                                                      c.elem_size, &d, c.layout, &p);
   EXPECT_EQ(st, XPOSE_SUCCESS) << what << ": " << xpose_last_error();
   if (st != XPOSE_SUCCESS) return st;
-  xpose_options_t given = cuda_options(c.layout), o;
+  xpose_options_t o;
   EXPECT_EQ(xpose::detail::resolve_options(&given, &o), XPOSE_SUCCESS);
   o.device = 0;  // what plan creation resolves the current device to in these tests
-  BackendPlanPtr plan;
-  st = xpose::detail::cuda_make_plan(p, o, schema ? schema : "", &plan);
+  return xpose::detail::cuda_make_plan(p, o, schema ? schema : "", &plan->backend);
+}
+
+// `input`, when given, is the input (its reach's bytes) instead of random values; `api`: the
+// public entry points instead of the backend's (no forced schema then).
+xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
+                           std::mt19937_64& rng, std::string* describe = nullptr,
+                           const std::vector<uint8_t>* input = nullptr, bool api = false) {
+  const std::string what = case_text(c) + (schema ? std::string(" schema ") + schema : "") +
+                           " shift " + std::to_string(shift);
+  AnyPlan plan;
+  const xpose_status_t st = make_any_plan(c, schema, api, &plan, what);
   if (st != XPOSE_SUCCESS) return st;
-  const std::string desc = plan->describe();
+  const std::string desc = plan.describe();
   if (describe) *describe = desc;
   int64_t ilo, ihi, olo, ohi;
   reach(c.extents, c.input_strides(), &ilo, &ihi);
@@ -133,8 +160,8 @@ xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
   EXPECT_EQ(cudaMemcpy(in_at, in.data(), in_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemset(dout.p, kPoison, out_bytes + room), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(out_at, prior.data(), out_bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(plan->execute(in_at + static_cast<size_t>(-ilo) * isz,
-                          out_at + static_cast<size_t>(-olo) * osz, nullptr),
+  EXPECT_EQ(plan.execute(in_at + static_cast<size_t>(-ilo) * isz,
+                         out_at + static_cast<size_t>(-olo) * osz),
             XPOSE_SUCCESS)
       << what << ": " << xpose_last_error();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
@@ -260,6 +287,25 @@ TEST(TypedGpu, ConversionsMatchConvertHppBitForBit) {
         EXPECT_EQ(check_typed(c, "tiled", 0, rng, nullptr, &bytes), XPOSE_SUCCESS);
         if (HasFailure()) return;
       }
+}
+
+// Random typed and strided problems through xpose_plan_create_ex and xpose_execute.
+TEST(TypedGpu, ThroughThePublicApi) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.ThroughThePublicApi"));
+  const std::pair<xpose_type_t, xpose_type_t> pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16},    {XPOSE_TYPE_F16, XPOSE_TYPE_F32},
+      {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3}, {XPOSE_TYPE_F64, XPOSE_TYPE_F16},
+      {XPOSE_TYPE_C32, XPOSE_TYPE_C64},     {XPOSE_TYPE_I32, XPOSE_TYPE_I32},
+      {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES}};
+  for (const auto& [a, b] : pairs)
+    for (int n = 0; n < 8; ++n) {
+      const TypedCase c = random_case(a, b, 8, n < 6 ? 3000 : 400000, rng);
+      EXPECT_EQ(check_typed(c, nullptr, n == 0 ? 3 : 0, rng, nullptr, nullptr, true),
+                XPOSE_SUCCESS)
+          << case_text(c) << ": " << xpose_last_error();
+      if (HasFailure()) return;
+    }
 }
 
 // The tile schemas that can apply to a problem: one of them does unless nothing fits.
