@@ -95,7 +95,9 @@ struct Buffer {
 struct AnyPlan {
   BackendPlanPtr backend;
   xpose_plan_t api = nullptr;
-  ~AnyPlan() { xpose_plan_destroy(api); }
+  ~AnyPlan() {
+    if (api) xpose_plan_destroy(api);  // an API call: it would clear xpose_last_error()
+  }
   xpose_status_t execute(const void* in, void* out) const {
     return api ? xpose_execute(api, in, out, nullptr) : backend->execute(in, out, nullptr);
   }
