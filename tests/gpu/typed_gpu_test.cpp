@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "../fake_device.hpp"
 #include "core/backend.hpp"
 #include "core/problem.hpp"
+#include "cuda/host_plan.hpp"
 #include "gpu_util.hpp"
 #include "../typed_reference.hpp"
 
@@ -310,6 +312,65 @@ TEST(TypedGpu, ThroughThePublicApi) {
     }
 }
 
+// Planning alone (a model of the H100, no GPU needed): no view of a non-plain problem is a path
+// that ignores strides, types or scalars (rows, copy, the narrow kernel, the fused view, the
+// plain direct kernel), typed tiles carry their problem's operation and never 64-bit offsets,
+// and the last view takes pointers of any alignment (typed tiles have no piece-wise kernel).
+TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
+  std::mt19937_64 rng(test_seed("TypedPlanner.NonPlainProblemsNeverReachPlainPaths"));
+  using namespace xpose::detail;
+  const DeviceInfo dev = fake_h100();
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CUDA;
+  o.device = 0;
+  const xpose_type_t ins[] = {XPOSE_TYPE_F32, XPOSE_TYPE_F16, XPOSE_TYPE_BF16,
+                              XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_C32, XPOSE_TYPE_U16,
+                              XPOSE_TYPE_BYTES};
+  int checked = 0;
+  for (int n = 0; n < 600; ++n) {
+    const xpose_type_t in = ins[rng() % 7];
+    const xpose_type_t out = in == XPOSE_TYPE_C32 ? XPOSE_TYPE_C64
+                             : in == XPOSE_TYPE_U16 || in == XPOSE_TYPE_BYTES
+                                 ? in
+                                 : kFloating[rng() % 6];
+    TypedCase c = random_case(in, out, size_t{1} << (rng() % 5), rng() % 2 ? 4000 : 3000000, rng);
+    const xpose_desc_t d = c.desc();
+    Problem p;
+    ASSERT_EQ(make_problem_ex(c.rank(), c.extents.data(), c.perm.data(), c.elem_size, &d,
+                              c.layout, &p),
+              XPOSE_SUCCESS)
+        << case_text(c) << ": " << xpose_last_error();
+    if (p.plain() || p.volume == 0) continue;
+    BackendPlanPtr plan;
+    ASSERT_EQ(cuda_plan_on(p, dev, o, "", &plan), XPOSE_SUCCESS) << case_text(c);
+    const std::vector<PlanView> views = cuda_plan_views(*plan);
+    ASSERT_FALSE(views.empty());
+    for (const PlanView& v : views) {
+      const KernelSpec& k = v.spec;
+      EXPECT_EQ(v.problem, p) << case_text(c);  // no fused view
+      EXPECT_FALSE(is_rows(k.choice.schema)) << case_text(c);
+      EXPECT_FALSE(k.choice.narrow) << case_text(c);
+      if (is_direct(k.choice.schema)) {
+        EXPECT_TRUE(k.choice.general) << case_text(c);
+        EXPECT_EQ(k.general.op.in_type, p.typed() ? p.in_type : XPOSE_TYPE_BYTES);
+      } else {
+        EXPECT_EQ(k.tiled.op.in_type, p.typed() ? p.in_type : XPOSE_TYPE_BYTES);
+        EXPECT_EQ(k.tiled.op.out_type, p.typed() ? p.out_type : XPOSE_TYPE_BYTES);
+        if (p.typed()) EXPECT_EQ(k.tiled.wide, 0) << case_text(c);
+      }
+    }
+    // The last view takes any pointers: the general kernel, or a typed tile of single bytes.
+    EXPECT_EQ(views.back().align, 1u) << case_text(c);
+    EXPECT_EQ(views.back().out_align, 1u) << case_text(c);
+    EXPECT_FALSE(views.back().unaligned && p.typed()) << case_text(c);
+    ++checked;
+    if (HasFailure()) return;
+  }
+  std::printf("%d non-plain problems planned\n", checked);
+  EXPECT_GT(checked, 300);
+}
+
 // The tile schemas that can apply to a problem: one of them does unless nothing fits.
 const char* const kTileSchemas[] = {"fvi-small", "tiled", "packed", "packed-split"};
 
@@ -329,7 +390,7 @@ TEST(TypedGpu, EveryTypePairRandomProblems) {
       // The same problem through a tile, whichever applies.
       for (const char* schema : kTileSchemas)
         if (check_typed(c, schema, 0, rng) == XPOSE_SUCCESS) break;
-      if (n == 0)  // pointers off their element alignment: the general kernel, bytewise
+      if (n == 0 || n == 4)  // pointers off their alignment: the general kernel, bytewise
         EXPECT_EQ(check_typed(c, nullptr, 1 + rng() % 7, rng), XPOSE_SUCCESS);
       if (HasFailure()) return;
     }
