@@ -305,10 +305,16 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
     build_spec(q, c, &v->spec);
     // Row and direct kernels choose their width at execute time; the narrow kernel takes any
     // pointers.
-    v->align = is_rows(v->spec) || is_direct(v->spec) || c.narrow ? 1 : align;
-    if (v->align > 1 && v->spec.tiled.group_slot != kNoGroup) v->align = 4;  // grouped reads
-    // The typed tile kernel accesses whole elements of each tensor's own size.
-    v->out_align = v->align > 1 ? q.out_elem() : 0;
+    const bool tile = !(is_rows(v->spec) || is_direct(v->spec) || c.narrow);
+    v->align = tile ? align : 1;
+    v->out_align = 0;  // as align
+    if (tile && q.typed()) {
+      // Typed tiles access whole elements of each tensor's own size, or 4-byte groups of them
+      // (tiled.cu has no piece-wise instantiation for them).
+      const TiledParams& t = v->spec.tiled;
+      v->align = t.group_slot != kNoGroup ? 4 : q.elem_size;
+      v->out_align = t.out_group_slot != kNoGroup ? 4 : q.out_elem();
+    }
   };
   if (!measure && !choices_out) {  // the best candidate only: no list kept or ranked
     Choice best;
@@ -398,7 +404,8 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
   }
   // Typed tiles have no instantiation that moves elements in pieces: pointers that are not
   // multiples of their element sizes take the general kernel.
-  if (p.typed() && views.back().align > 1) {
+  const View& last = views.back();
+  if (p.typed() && !is_direct(last.spec) && (last.align > 1 || last.out_align > 1)) {
     View& v = views.emplace_back();
     build_spec(p, general_choice(p, *dev), &v.spec);
   }

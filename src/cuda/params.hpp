@@ -104,6 +104,13 @@ struct TiledParams {
   // count groups, and read_volume is the read phase's positions (volume unless grouped).
   int32_t group_slot = kNoGroup;
   int32_t read_volume = 0;
+  // Typed tiles of 1- and 2-byte output elements: the write phase stores groups of 4 / size
+  // elements along output dim 0 as 4-byte words likewise (out_group_slot, write_volume; `out`
+  // and the grid's out_step count groups), the group's elements out_group_smem apart in
+  // shared memory.
+  int32_t out_group_slot = kNoGroup;
+  int32_t write_volume = 0;
+  int32_t out_group_smem = 0;
   TileDim in[kMaxTileDims];
   TileDim out[kMaxTileDims];
   GridDim grid[kMaxGridDims];

@@ -381,6 +381,27 @@ void group_reads(const Problem& p, const Geometry& g, const Tile& T, const int* 
   tp->group_slot = slot[0];
 }
 
+// The write phase's counterpart (params.hpp out_group_slot): groups of F = 4 / out_esize
+// elements along the output's dim 0, stored as one word, where every output offset is a
+// multiple of F.
+void group_writes(const Problem& p, const Geometry& g, const Tile& T, const int* slot,
+                  int threads, TiledParams* tp) {
+  const int64_t F = 4 / g.out_esize;
+  const int k0 = p.perm[0];
+  if (g.out_esize > 2 || g.s_out[k0] != 1 || T.t[k0] % F != 0 || p.extent[k0] % F != 0) return;
+  for (int k = 0; k < p.rank; ++k)
+    if (g.s_out[k] % F != 0 && k != k0) return;
+  // out[0] is dim k0 (its tile extent is F or more): its positions step F elements.
+  tp->out_group_smem = tp->out[0].smem_stride;
+  tp->out[0].extent = FastDiv32::make(static_cast<uint32_t>(T.t[k0] / F));
+  tp->out[0].smem_stride *= static_cast<int32_t>(F);
+  for (int i = 1; i < tp->n_out; ++i) tp->out[i].stride /= F;
+  tp->write_volume = static_cast<int32_t>(T.volume / F);
+  tp->out_step = tile_step(tp->out, tp->n_out, tp->write_volume, threads);
+  for (int j = 0; j < tp->n_grid; ++j) tp->grid[j].out_step /= F;
+  tp->out_group_slot = slot[k0];
+}
+
 void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
   const Geometry g = geometry(p);
   Tile T;
@@ -441,8 +462,11 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     tp.band_last_start = (g0 - last) * g1;
     tp.band_g0 = g0;
   }
-  tp.read_volume = tp.volume;
-  if (p.typed()) group_reads(p, g, T, slot, c.threads, &tp);
+  tp.read_volume = tp.write_volume = tp.volume;
+  if (p.typed()) {
+    group_reads(p, g, T, slot, c.threads, &tp);
+    group_writes(p, g, T, slot, c.threads, &tp);
+  }
   tp.buffer_elems = static_cast<int32_t>(buffer_bytes(T.smem_elems, g.esize) / g.esize);
   // Typed tiles run the planner's depth only (tiled.cu).
   tp.stages = std::max(p.typed() ? 1 : c.stages, g.esize >= 4 || tp.group_slot != kNoGroup ? 2 : 1);

@@ -10,14 +10,17 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "../fake_device.hpp"
 #include "core/backend.hpp"
 #include "core/problem.hpp"
+#include "cuda/host_plan.hpp"
 #include "gpu_util.hpp"
 #include "../typed_reference.hpp"
 
@@ -89,23 +92,54 @@ struct Buffer {
 // Plans `c` (forced to `schema` unless null) and runs it with the pointers `shift` bytes past
 // their element alignment, against the reference. Returns the planning status (the comparison
 // is asserted on success); `describe` receives the plan's description.
-xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
-                           std::mt19937_64& rng, std::string* describe = nullptr) {
-  const std::string what = case_text(c) + (schema ? std::string(" schema ") + schema : "") +
-                           " shift " + std::to_string(shift);
+// A plan of either path: the backend's own (make_problem_ex and cuda_make_plan, which take a
+// forced schema), or the public one (xpose_plan_create_ex, xpose_execute).
+struct AnyPlan {
+  BackendPlanPtr backend;
+  xpose_plan_t api = nullptr;
+  ~AnyPlan() {
+    if (api) xpose_plan_destroy(api);  // an API call: it would clear xpose_last_error()
+  }
+  xpose_status_t execute(const void* in, void* out) const {
+    return api ? xpose_execute(api, in, out, nullptr) : backend->execute(in, out, nullptr);
+  }
+  std::string describe() const {
+    if (!api) return backend->describe();
+    char text[4096];
+    xpose_plan_describe(api, text, sizeof text);
+    return text;
+  }
+};
+
+xpose_status_t make_any_plan(const TypedCase& c, const char* schema, bool api, AnyPlan* plan,
+                             const std::string& what) {
   const xpose_desc_t d = c.desc();
+  xpose_options_t given = cuda_options(c.layout);
+  if (api)
+    return xpose_plan_create_ex(&plan->api, c.rank(), c.extents.data(), c.perm.data(),
+                                c.elem_size, &d, &given);
   Problem p;
   xpose_status_t st = xpose::detail::make_problem_ex(c.rank(), c.extents.data(), c.perm.data(),
                                                      c.elem_size, &d, c.layout, &p);
   EXPECT_EQ(st, XPOSE_SUCCESS) << what << ": " << xpose_last_error();
   if (st != XPOSE_SUCCESS) return st;
-  xpose_options_t given = cuda_options(c.layout), o;
+  xpose_options_t o;
   EXPECT_EQ(xpose::detail::resolve_options(&given, &o), XPOSE_SUCCESS);
   o.device = 0;  // what plan creation resolves the current device to in these tests
-  BackendPlanPtr plan;
-  st = xpose::detail::cuda_make_plan(p, o, schema ? schema : "", &plan);
+  return xpose::detail::cuda_make_plan(p, o, schema ? schema : "", &plan->backend);
+}
+
+// `input`, when given, is the input (its reach's bytes) instead of random values; `api`: the
+// public entry points instead of the backend's (no forced schema then).
+xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
+                           std::mt19937_64& rng, std::string* describe = nullptr,
+                           const std::vector<uint8_t>* input = nullptr, bool api = false) {
+  const std::string what = case_text(c) + (schema ? std::string(" schema ") + schema : "") +
+                           " shift " + std::to_string(shift);
+  AnyPlan plan;
+  const xpose_status_t st = make_any_plan(c, schema, api, &plan, what);
   if (st != XPOSE_SUCCESS) return st;
-  const std::string desc = plan->describe();
+  const std::string desc = plan.describe();
   if (describe) *describe = desc;
   int64_t ilo, ihi, olo, ohi;
   reach(c.extents, c.input_strides(), &ilo, &ihi);
@@ -114,7 +148,11 @@ xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
   const size_t in_bytes = static_cast<size_t>(ihi - ilo + 1) * isz;
   const size_t out_bytes = static_cast<size_t>(ohi - olo + 1) * osz;
   std::vector<uint8_t> in(in_bytes), prior(out_bytes);
-  fill_values(c.in_type, isz, in, rng);
+  if (input)
+    in = *input;
+  else
+    fill_values(c.in_type, isz, in, rng);
+  EXPECT_EQ(in.size(), in_bytes);
   fill_values(c.resolved_out(), osz, prior, rng);
   std::vector<uint8_t> want = prior;
   reference_typed(c, in.data() + static_cast<size_t>(-ilo) * isz,
@@ -126,8 +164,8 @@ xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
   EXPECT_EQ(cudaMemcpy(in_at, in.data(), in_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemset(dout.p, kPoison, out_bytes + room), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(out_at, prior.data(), out_bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(plan->execute(in_at + static_cast<size_t>(-ilo) * isz,
-                          out_at + static_cast<size_t>(-olo) * osz, nullptr),
+  EXPECT_EQ(plan.execute(in_at + static_cast<size_t>(-ilo) * isz,
+                         out_at + static_cast<size_t>(-olo) * osz),
             XPOSE_SUCCESS)
       << what << ": " << xpose_last_error();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
@@ -199,6 +237,140 @@ TypedCase random_case(xpose_type_t in, xpose_type_t out, size_t elem_size, int64
   return c;
 }
 
+// Every value of each 8- and 16-bit floating type, and f32 values at and around every rounding
+// boundary of the narrower types (halfway points with both parities, subnormal and overflow
+// ranges, infinities, NaNs), converted to every other floating type (scaled too), through the
+// general kernel and through a tile: the device's conversions give convert.hpp's bits.
+TEST(TypedGpu, ConversionsMatchConvertHppBitForBit) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.ConversionsMatchConvertHppBitForBit"));
+  std::vector<std::pair<xpose_type_t, std::vector<uint8_t>>> inputs;
+  for (xpose_type_t t : {XPOSE_TYPE_F16, XPOSE_TYPE_BF16}) {
+    std::vector<uint8_t> v(2 << 16);
+    for (uint32_t i = 0; i < (1u << 16); ++i) std::memcpy(&v[2 * i], &i, 2);
+    inputs.push_back({t, v});
+  }
+  for (xpose_type_t t : {XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F8_E5M2}) {
+    std::vector<uint8_t> v(1 << 16);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>(i);
+    inputs.push_back({t, v});
+  }
+  {
+    // Low mantissa bits at each narrower type's rounding position r (bf16 16, f16 13, e5m2 21,
+    // e4m3 20): half - 1, half, half + 1, 0, all ones; the bits above random (both parities).
+    std::vector<uint8_t> v;
+    for (uint32_t sign = 0; sign < 2; ++sign)
+      for (uint32_t ex = 0; ex < 256; ++ex)
+        for (int r : {13, 16, 20, 21})
+          for (uint32_t low : {0u, 1u, 2u, 3u, 4u}) {
+            const uint32_t half = 1u << (r - 1), mask = (1u << r) - 1;
+            const uint32_t lows[] = {half - 1, half, half + 1, 0, mask};
+            for (int k = 0; k < 6; ++k) {
+              const uint32_t m = ((static_cast<uint32_t>(rng()) & ~mask) | lows[low]) & 0x7fffffu;
+              const uint32_t bits = (sign << 31) | (ex << 23) | m;
+              const size_t at = v.size();
+              v.resize(at + 4);
+              std::memcpy(&v[at], &bits, 4);
+            }
+          }
+    inputs.push_back({XPOSE_TYPE_F32, v});
+  }
+  for (const auto& [in, bytes] : inputs)
+    for (xpose_type_t out : kFloating)
+      for (double alpha : {1.0, -0.75}) {
+        if (out == in && alpha == 1) continue;  // a plain copy
+        TypedCase c;
+        c.in_type = in, c.out_type = out, c.elem_size = type_size(in);
+        c.alpha[0] = alpha;
+        const int64_t n = static_cast<int64_t>(bytes.size() / c.elem_size);
+        c.extents = {n};
+        c.perm = {0};
+        EXPECT_EQ(check_typed(c, nullptr, 0, rng, nullptr, &bytes), XPOSE_SUCCESS);
+        c.extents = {256, n / 256};  // the same values through a tile
+        c.perm = {1, 0};
+        EXPECT_EQ(check_typed(c, "tiled", 0, rng, nullptr, &bytes), XPOSE_SUCCESS);
+        if (HasFailure()) return;
+      }
+}
+
+// Random typed and strided problems through xpose_plan_create_ex and xpose_execute.
+TEST(TypedGpu, ThroughThePublicApi) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.ThroughThePublicApi"));
+  const std::pair<xpose_type_t, xpose_type_t> pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16},    {XPOSE_TYPE_F16, XPOSE_TYPE_F32},
+      {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3}, {XPOSE_TYPE_F64, XPOSE_TYPE_F16},
+      {XPOSE_TYPE_C32, XPOSE_TYPE_C64},     {XPOSE_TYPE_I32, XPOSE_TYPE_I32},
+      {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES}};
+  for (const auto& [a, b] : pairs)
+    for (int n = 0; n < 8; ++n) {
+      const TypedCase c = random_case(a, b, 8, n < 6 ? 3000 : 400000, rng);
+      EXPECT_EQ(check_typed(c, nullptr, n == 0 ? 3 : 0, rng, nullptr, nullptr, true),
+                XPOSE_SUCCESS)
+          << case_text(c) << ": " << xpose_last_error();
+      if (HasFailure()) return;
+    }
+}
+
+// Planning alone (a model of the H100, no GPU needed): no view of a non-plain problem is a path
+// that ignores strides, types or scalars (rows, copy, the narrow kernel, the fused view, the
+// plain direct kernel), typed tiles carry their problem's operation and never 64-bit offsets,
+// and the last view takes pointers of any alignment (typed tiles have no piece-wise kernel).
+TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
+  std::mt19937_64 rng(test_seed("TypedPlanner.NonPlainProblemsNeverReachPlainPaths"));
+  using namespace xpose::detail;
+  const DeviceInfo dev = fake_h100();
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CUDA;
+  o.device = 0;
+  const xpose_type_t ins[] = {XPOSE_TYPE_F32, XPOSE_TYPE_F16, XPOSE_TYPE_BF16,
+                              XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_C32, XPOSE_TYPE_U16,
+                              XPOSE_TYPE_BYTES};
+  int checked = 0;
+  for (int n = 0; n < 600; ++n) {
+    const xpose_type_t in = ins[rng() % 7];
+    const xpose_type_t out = in == XPOSE_TYPE_C32 ? XPOSE_TYPE_C64
+                             : in == XPOSE_TYPE_U16 || in == XPOSE_TYPE_BYTES
+                                 ? in
+                                 : kFloating[rng() % 6];
+    TypedCase c = random_case(in, out, size_t{1} << (rng() % 5), rng() % 2 ? 4000 : 3000000, rng);
+    const xpose_desc_t d = c.desc();
+    Problem p;
+    ASSERT_EQ(make_problem_ex(c.rank(), c.extents.data(), c.perm.data(), c.elem_size, &d,
+                              c.layout, &p),
+              XPOSE_SUCCESS)
+        << case_text(c) << ": " << xpose_last_error();
+    if (p.plain() || p.volume == 0) continue;
+    BackendPlanPtr plan;
+    ASSERT_EQ(cuda_plan_on(p, dev, o, "", &plan), XPOSE_SUCCESS) << case_text(c);
+    const std::vector<PlanView> views = cuda_plan_views(*plan);
+    ASSERT_FALSE(views.empty());
+    for (const PlanView& v : views) {
+      const KernelSpec& k = v.spec;
+      EXPECT_EQ(v.problem, p) << case_text(c);  // no fused view
+      EXPECT_FALSE(is_rows(k.choice.schema)) << case_text(c);
+      EXPECT_FALSE(k.choice.narrow) << case_text(c);
+      if (is_direct(k.choice.schema)) {
+        EXPECT_TRUE(k.choice.general) << case_text(c);
+        EXPECT_EQ(k.general.op.in_type, p.typed() ? p.in_type : XPOSE_TYPE_BYTES);
+      } else {
+        EXPECT_EQ(k.tiled.op.in_type, p.typed() ? p.in_type : XPOSE_TYPE_BYTES);
+        EXPECT_EQ(k.tiled.op.out_type, p.typed() ? p.out_type : XPOSE_TYPE_BYTES);
+        if (p.typed()) EXPECT_EQ(k.tiled.wide, 0) << case_text(c);
+      }
+    }
+    // The last view takes any pointers: the general kernel, or a typed tile of single bytes.
+    EXPECT_EQ(views.back().align, 1u) << case_text(c);
+    EXPECT_EQ(views.back().out_align, 1u) << case_text(c);
+    EXPECT_FALSE(views.back().unaligned && p.typed()) << case_text(c);
+    ++checked;
+    if (HasFailure()) return;
+  }
+  std::printf("%d non-plain problems planned\n", checked);
+  EXPECT_GT(checked, 300);
+}
+
 // The tile schemas that can apply to a problem: one of them does unless nothing fits.
 const char* const kTileSchemas[] = {"fvi-small", "tiled", "packed", "packed-split"};
 
@@ -218,7 +390,7 @@ TEST(TypedGpu, EveryTypePairRandomProblems) {
       // The same problem through a tile, whichever applies.
       for (const char* schema : kTileSchemas)
         if (check_typed(c, schema, 0, rng) == XPOSE_SUCCESS) break;
-      if (n == 0)  // pointers off their element alignment: the general kernel, bytewise
+      if (n == 0 || n == 4)  // pointers off their alignment: the general kernel, bytewise
         EXPECT_EQ(check_typed(c, nullptr, 1 + rng() % 7, rng), XPOSE_SUCCESS);
       if (HasFailure()) return;
     }
@@ -265,6 +437,9 @@ TEST(TypedGpu, ForcedSchemasOnTypedAndStrided) {
   for (const char* schema : schemas) {
     const std::string name = std::string(schema).substr(0, std::string(schema).find(':'));
     const bool plain_only = name == "copy" || name == "rows";
+    // A schema's parameters narrow the shapes it takes: with them, some kind must accept one.
+    const bool with_keys = name != schema;
+    int accepted_any = 0;
     for (const Kind& k : kinds) {
       int accepted = 0;
       for (const Shape& s : shapes) {
@@ -273,8 +448,8 @@ TEST(TypedGpu, ForcedSchemasOnTypedAndStrided) {
         c.perm = s.perm;
         c.in_type = k.in, c.out_type = k.out, c.elem_size = k.es;
         c.beta[0] = k.beta;
-        if (k.strided) {
-          c.in_strides = random_strides(c, c.extents, rng, 0.5, 0.1, true);
+        if (k.strided) {  // input strides all negative: never the dense problem, any rank
+          c.in_strides = random_strides(c, c.extents, rng, 1, 0.1, true);
           c.out_strides = random_strides(c, c.out_extents(), rng, 0.5, 0, true);
         }
         std::string desc;
@@ -291,11 +466,13 @@ TEST(TypedGpu, ForcedSchemasOnTypedAndStrided) {
       }
       std::printf("schema %s, types %d->%d%s: accepted %d shapes\n", schema, k.in, k.out,
                   k.strided ? " strided" : "", accepted);
+      accepted_any += accepted;
       if (plain_only)
         EXPECT_EQ(accepted, 0) << schema;
-      else
+      else if (!with_keys)
         EXPECT_GT(accepted, 0) << schema << " types " << k.in << "->" << k.out;
     }
+    if (!plain_only) EXPECT_GT(accepted_any, 0) << schema;
   }
 }
 
@@ -317,7 +494,8 @@ TEST(TypedGpu, LargerProblemsTakeTiles) {
     for (const auto& [ext, perm] : shapes) {
       TypedCase c;
       c.extents = ext, c.perm = perm;
-      c.in_type = k.in, c.out_type = k.out, c.elem_size = 4;
+      c.in_type = k.in, c.out_type = k.out;
+      c.elem_size = k.in == XPOSE_TYPE_BYTES ? 4 : type_size(k.in);
       c.beta[0] = k.beta;
       if (k.padded) {
         c.in_strides = random_strides(c, c.extents, rng, 0, 0, true);
