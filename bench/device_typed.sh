@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
-# Issue 15's measurements on the device, with binaries carried in .carry/ (bench/build_carry.sh;
-# the Python package built for the device's Python in .carry/py): the GPU tests, compute-sanitizer
-# memcheck over the typed GPU tests, the Python tests, and the typed cases of the cutt-random
+# Issue 15's measurements on the device, with binaries carried in $CARRY (default .carry/:
+# bench/build_carry.sh; the Python package built for the device's Python in $CARRY/py): the GPU
+# tests, compute-sanitizer memcheck over the typed GPU tests, the Python tests, and the typed cases of the cutt-random
 # recipe on the GPU and the 16-core host (xpose bench), PyTorch and JAX beside them on the GPU
 # (tools/bench_typed.py), plus the plain 4-byte suites as a regression check. Results in $OUT.
 #   bash bench/device_typed.sh tests          # GPU tests, memcheck of the typed ones, Python tests
 #   bash bench/device_typed.sh bench [LIMIT]  # LIMIT cases of cutt-random per configuration (12)
 set -u
 cd "$(dirname "$0")/.."
-X=.carry/xpose T=.carry/xpose_gpu_tests MODE=${1:-tests} L=${2:-12}
+C=${CARRY:-.carry} MODE=${1:-tests} L=${2:-12}
+X=$C/xpose T=$C/xpose_gpu_tests
 S=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 mkdir -p "$OUT/r"
-{ nvidia-smi --query-gpu=name --format=csv,noheader; nproc; cat .carry/commit.txt; } > "$OUT/r/machine.txt"
+{ nvidia-smi --query-gpu=name --format=csv,noheader; nproc; cat $C/commit.txt; } > "$OUT/r/machine.txt"
 if [ "$MODE" = tests ]; then
 timeout 240 $T > "$OUT/r/gpu-tests.txt" 2>&1; echo "rc=$?" >> "$OUT/r/gpu-tests.txt"
 timeout 150 $S --error-exitcode 1 --print-limit 20 --tool memcheck $T \
   --gtest_filter='Typed*' > "$OUT/r/memcheck-typed.txt" 2>&1; echo "rc=$?" >> "$OUT/r/memcheck-typed.txt"
-if [ -d .carry/py ]; then
-  PYTHONPATH=$PWD/.carry/py XLA_PYTHON_CLIENT_PREALLOCATE=false timeout 150 python3 -m pytest -q \
+if [ -d $C/py ]; then
+  PYTHONPATH=$PWD/$C/py XLA_PYTHON_CLIENT_PREALLOCATE=false timeout 150 python3 -m pytest -q \
     -p no:cacheprovider -rs tests/python > "$OUT/r/pytest.txt" 2>&1; echo "rc=$?" >> "$OUT/r/pytest.txt"
 fi
 tar czf "$OUT/tests.tgz" -C "$OUT" r
@@ -35,8 +36,8 @@ for c in "${configs[@]}"; do
   IFS='|' read -r name flags idt odt beta pad <<< "$c"
   timeout 100 $X bench cutt-random --limit "$L" $flags --reps 10 --quiet \
     --csv "$OUT/r/gpu-$name.csv" > "$OUT/r/gpu-$name.txt" 2>&1
-  if [ -d .carry/py ]; then
-    PYTHONPATH=$PWD/.carry/py XLA_PYTHON_CLIENT_PREALLOCATE=false timeout 60 python3 \
+  if [ -d $C/py ]; then
+    PYTHONPATH=$PWD/$C/py XLA_PYTHON_CLIENT_PREALLOCATE=false timeout 60 python3 \
       tools/bench_typed.py --xpose $X --suite cutt-random --limit "$L" --in-dtype "$idt" \
       --out-dtype "$odt" --beta "$beta" --pad "$pad" --reps 3 --xpose-csv "$OUT/r/gpu-$name.csv" \
       > "$OUT/r/fw-$name.txt" 2> "$OUT/r/fw-$name.err"
