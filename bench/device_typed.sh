@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Issue 15's measurements on the device, with binaries carried in $CARRY (default .carry/:
 # bench/build_carry.sh; the Python package built for the device's Python in $CARRY/py): the GPU
-# tests, compute-sanitizer memcheck over the typed GPU tests, the Python tests, and the typed cases of the cutt-random
-# recipe on the GPU and the 16-core host (xpose bench), PyTorch and JAX beside them on the GPU
-# (tools/bench_typed.py), plus the plain 4-byte suites as a regression check. Results in $OUT.
+# tests, compute-sanitizer memcheck over the typed GPU tests, the Python tests, and the typed
+# cases of the cutt-random recipe on the GPU and the 16-core host (xpose bench), PyTorch and JAX
+# beside them on the GPU (tools/bench_typed.py), plus the plain 4-byte suites as a regression
+# check. Results in $OUT.
 #   bash bench/device_typed.sh tests          # GPU tests, memcheck of the typed ones, Python tests
 #   bash bench/device_typed.sh bench [LIMIT]  # LIMIT cases of cutt-random per configuration (12)
 set -u
