@@ -179,6 +179,12 @@ class Cupy(Adapter):
         with like.device:
             return self.cp.empty(shape, dtype)
 
+    def export(self, x, writable=False):
+        # The extension's raw view, as for PyTorch: CuPy's DLPack export of negative strides
+        # reached the extension as huge positive ones (the H100 machine's CuPy, 2026-11-26).
+        size = x.itemsize
+        return (x.data.ptr, x.shape, tuple(s // size for s in x.strides), size, 2, x.device.id)
+
     def stream(self, device):
         with self.cp.cuda.Device(device):
             return self.cp.cuda.get_current_stream().ptr
