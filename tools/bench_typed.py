@@ -77,15 +77,16 @@ class Torch:
     def __init__(self, torch, args):
         self.torch, self.beta = torch, args.beta
 
-    def run(self, c, reps):
+    def call(self, c):
         x, out, odt, axes, beta = c.x, c.out, c.odt, c.axes, self.beta
         if not beta:
-            fn = lambda: out.copy_(x.permute(axes).to(odt))
-        elif beta == 1:
-            fn = lambda: out.add_(x.permute(axes).to(odt))
-        else:
-            fn = lambda: out.mul_(beta).add_(x.permute(axes).to(odt))
-        return bf.timed_events(self.torch, fn, reps)[0]
+            return lambda: out.copy_(x.permute(axes).to(odt))
+        if beta == 1:
+            return lambda: out.add_(x.permute(axes).to(odt))
+        return lambda: out.mul_(beta).add_(x.permute(axes).to(odt))
+
+    def run(self, c, reps):
+        return bf.timed_events(self.torch, self.call(c), reps)[0]
 
 
 class XposePy:
@@ -94,9 +95,11 @@ class XposePy:
     def __init__(self, torch, xpose, args):
         self.torch, self.xpose, self.beta = torch, xpose, args.beta
 
+    def call(self, c):
+        return lambda: self.xpose.transpose(c.x, c.axes, out=c.out, dtype=c.odt, beta=self.beta)
+
     def run(self, c, reps):
-        fn = lambda: self.xpose.transpose(c.x, c.axes, out=c.out, dtype=c.odt, beta=self.beta)
-        return bf.timed_events(self.torch, fn, reps)[0]
+        return bf.timed_events(self.torch, self.call(c), reps)[0]
 
 
 class Jax:
@@ -196,7 +199,7 @@ def main():
         for case in cases:
             c = Case(torch, bufs, case, args)
             c.out.zero_()
-            Torch(torch, args).run(c, 1)  # the reference: out from zero, one call
+            Torch(torch, args).call(c)()  # the reference: one call into a zeroed output
             want = c.out.contiguous().clone()
             for fw in fws:
                 row = dict(framework=fw.name, suite=case.suite, case=case.name, elem=isz,
@@ -208,9 +211,9 @@ def main():
                                    fw.jax if fw.name == "jax" else None)
                     if fw.name == "jax":
                         got = fw.result(torch)
-                    else:
+                    else:  # timing ran many calls (with beta, they accumulated): one more
                         c.out.zero_()
-                        fw.run(c, 1)
+                        fw.call(c)()
                         got = c.out.contiguous()
                     ok = check(torch, got, want, args.beta)
                     row.update(ms=ms, ratio=base / ms, ok=int(ok))
