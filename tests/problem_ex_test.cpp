@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -281,6 +282,24 @@ TEST(ProblemEx, AWiderOutputTypeMustFitIn64Bits) {
       << xpose_last_error();
   d.out_type = XPOSE_TYPE_F16;  // 2^62 bytes: fine
   EXPECT_EQ(make_problem_ex(2, ext, perm, 1, &d, XPOSE_COL_MAJOR, &p), XPOSE_SUCCESS);
+}
+
+TEST(ProblemEx, TypedCpuPlansOfNearly2To63Bytes) {
+  // CI fuzzer finding: the CPU typed plan's row count rounded up as (n + seg - 1) / seg, past
+  // 2^63 for a rank-1 tensor of 2^63 - 2 one-byte elements (UBSan; plans only, nothing runs).
+  const xpose_options_t o = xpose_test::cpu_options();
+  for (int64_t n : {std::numeric_limits<int64_t>::max() - 1, int64_t{1} << 62}) {
+    const int64_t ext[2] = {n, 1};
+    const int perm[2] = {1, 0};
+    xpose_desc_t d;
+    xpose_desc_init(&d);
+    d.in_type = XPOSE_TYPE_F8_E4M3;
+    d.out_type = XPOSE_TYPE_F8_E5M2;
+    xpose_plan_t plan = nullptr;
+    EXPECT_EQ(xpose_plan_create_ex(&plan, 2, ext, perm, 0, &d, &o), XPOSE_SUCCESS)
+        << xpose_last_error();
+    xpose_plan_destroy(plan);
+  }
 }
 
 TEST(ProblemEx, OverlapCheckFollowsTheStridedReach) {

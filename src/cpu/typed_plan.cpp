@@ -60,6 +60,9 @@ void offsets(int64_t q0, int n, const int64_t* ext, const int64_t* stride, int c
 
 bool is_complex(xpose_type_t t) { return t == XPOSE_TYPE_C32 || t == XPOSE_TYPE_C64; }
 
+// a / b rounded up, for a up to 2^63 - 1 ((a + b - 1) / b overflows there).
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
 OpKey op_key(const Problem& p) {
   OpKey k;
   k.in = p.in_type;
@@ -218,7 +221,7 @@ class TypedPlan final : public BackendPlan {
     ti_ = std::min(n_j_, int64_t{tile.ti > 0 ? tile.ti : def.ti});
     to_ = std::min({n_i_, int64_t{tile.to > 0 ? tile.to : def.to}, int64_t{Tuning::kMaxTileSide}});
     while (ti_ * to_ * std::max(ie_, oe_) > kStageBytes) to_ = std::max<int64_t>(1, to_ / 2);
-    tiles_j_ = (n_j_ + ti_ - 1) / ti_, tiles_i_ = (n_i_ + to_ - 1) / to_;
+    tiles_j_ = ceil_div(n_j_, ti_), tiles_i_ = ceil_div(n_i_, to_);
     units_ = tiles_i_ * tiles_j_ * outer_volume_;
     direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
     if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
@@ -228,10 +231,10 @@ class TypedPlan final : public BackendPlan {
   // first outer dim, one 2D operation.
   void size_rows() {
     seg_ = n_group_ > 1 || nt_ ? kStageBytes / std::max(ie_, oe_) : kRowSegment;
-    segs_ = (n_i_ + seg_ - 1) / seg_;
+    segs_ = ceil_div(n_i_, seg_);
     units_ = segs_ * outer_volume_;
     if (n_group_ == 1 && segs_ == 1 && outer_ > 0 && n_i_ < 64 &&
-        n_i_ * outer_ext_[0] * std::max(ie_, oe_) <= kStageBytes) {
+        outer_ext_[0] <= kStageBytes && n_i_ * outer_ext_[0] * std::max(ie_, oe_) <= kStageBytes) {
       batch_ = outer_ext_[0];
       units_ = outer_volume_ / batch_;
     }
