@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -227,9 +228,11 @@ TEST(ProblemEx, RefusesBadDescriptorsWithAMessage) {
   };
   add([](xpose_desc_t& d) { d.struct_size = 8; },
       {"struct_size", XPOSE_ERROR_INVALID_ARGUMENT, "struct_size = 8"});
-  add([](xpose_desc_t& d) { d.in_type = static_cast<xpose_type_t>(99); },
+  // Out-of-range enum values as a C caller stores them (loading them as the enum is undefined).
+  const auto store = [](xpose_type_t* field, int raw) { std::memcpy(field, &raw, sizeof raw); };
+  add([&](xpose_desc_t& d) { store(&d.in_type, 99); },
       {"in_type", XPOSE_ERROR_INVALID_ARGUMENT, "in_type = 99"});
-  add([](xpose_desc_t& d) { d.out_type = static_cast<xpose_type_t>(-1); },
+  add([&](xpose_desc_t& d) { store(&d.out_type, -1); },
       {"out_type", XPOSE_ERROR_INVALID_ARGUMENT, "out_type = -1"});
   add([](xpose_desc_t& d) { d.in_type = XPOSE_TYPE_F16; },
       {"elem_size", XPOSE_ERROR_INVALID_ARGUMENT, "does not match desc->in_type f16"});
@@ -253,7 +256,9 @@ TEST(ProblemEx, RefusesBadDescriptorsWithAMessage) {
       {"reach", XPOSE_ERROR_INVALID_ARGUMENT, "in_strides reach past 2^63 bytes"});
   for (const auto& [d, want] : cases) {
     Problem p;
-    const size_t elem = d.in_type == XPOSE_TYPE_C32 ? 8 : 4;
+    int in_type;
+    std::memcpy(&in_type, &d.in_type, sizeof in_type);
+    const size_t elem = in_type == XPOSE_TYPE_C32 ? 8 : 4;
     EXPECT_EQ(make(r, d, &p, elem), want.status) << want.what;
     EXPECT_NE(std::string(xpose_last_error()).find(want.message), std::string::npos)
         << want.what << ": " << xpose_last_error();
