@@ -190,7 +190,10 @@ class TypedPlan final : public BackendPlan {
       };
       add(first);
       for (int last = first, k = 0; p.rank && k < p.rank; ++k) {
-        if (grouped[k] || p.extent[k] <= 1 || along[k] != along[last] * p.extent[last]) continue;
+        int64_t next;  // (extent - 1) x stride fits in 64 bits (make_problem_ex), this may not
+        if (grouped[k] || p.extent[k] <= 1 ||
+            __builtin_mul_overflow(along[last], p.extent[last], &next) || along[k] != next)
+          continue;
         grouped[k] = true;
         add(k);
         last = k, k = -1;  // look for the dim continuing this one
