@@ -12,28 +12,22 @@
 #include <vector>
 
 #include "core/convert.hpp"
+#include "core/types.hpp"
 #include "xpose/xpose.h"
 
 namespace xpose_test {
 
-// Bytes of one element of `type` (BYTES: `bytes_size`).
+// Bytes of one element of `type` (BYTES: `bytes_size`), from the library's type table.
 inline size_t type_size(xpose_type_t type, size_t bytes_size = 0) {
-  switch (type) {
-    case XPOSE_TYPE_BYTES: return bytes_size;
-    case XPOSE_TYPE_I8: case XPOSE_TYPE_U8: case XPOSE_TYPE_F8_E4M3: case XPOSE_TYPE_F8_E5M2:
-      return 1;
-    case XPOSE_TYPE_I16: case XPOSE_TYPE_U16: case XPOSE_TYPE_F16: case XPOSE_TYPE_BF16: return 2;
-    case XPOSE_TYPE_I32: case XPOSE_TYPE_U32: case XPOSE_TYPE_F32: return 4;
-    case XPOSE_TYPE_I64: case XPOSE_TYPE_U64: case XPOSE_TYPE_F64: case XPOSE_TYPE_C32: return 8;
-    case XPOSE_TYPE_C64: return 16;
-  }
-  return 0;
+  return type == XPOSE_TYPE_BYTES ? bytes_size : xpose::detail::type_info(type).size;
 }
 
 inline bool is_floating(xpose_type_t t) {
-  return t >= XPOSE_TYPE_F8_E4M3 && t <= XPOSE_TYPE_F64;
+  return xpose::detail::type_info(t).kind == xpose::detail::TypeKind::Floating;
 }
-inline bool is_complex(xpose_type_t t) { return t == XPOSE_TYPE_C32 || t == XPOSE_TYPE_C64; }
+inline bool is_complex(xpose_type_t t) {
+  return xpose::detail::type_info(t).kind == xpose::detail::TypeKind::Complex;
+}
 
 // One request as the user writes it. Empty stride vectors mean dense in `layout`.
 struct TypedCase {

@@ -11,9 +11,8 @@
 //    stage: the tile kernel writes the output itself.
 // Work units (row segments, tiles) are spread over OpenMP threads by run_chunks like the dense
 // schemas'. Strides come from the Problem, in elements, turned into bytes here.
-#include <omp.h>
-
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +21,9 @@
 #include <new>
 #include <sstream>
 
+#include "core/convert.hpp"
 #include "core/status.hpp"
+#include "core/types.hpp"
 #include "cpu/plans.hpp"
 #include "cpu/typed_ops.hpp"
 #include "cpu/typed_plan.hpp"
@@ -58,7 +59,16 @@ void offsets(int64_t q0, int n, const int64_t* ext, const int64_t* stride, int c
   }
 }
 
-bool is_complex(xpose_type_t t) { return t == XPOSE_TYPE_C32 || t == XPOSE_TYPE_C64; }
+// One thread's two stages (input elements, converted output), L2-resident: made once per
+// thread and reused, as the dense plans' non-temporal workspace (tile_plan.cpp), not allocated
+// by every execute; NULL when the allocation failed.
+char* thread_stages() {
+  struct Stages {
+    alignas(64) char bytes[2 * kStageBytes];
+  };
+  thread_local const std::unique_ptr<Stages> s(new (std::nothrow) Stages);
+  return s ? s->bytes : nullptr;
+}
 
 // a / b rounded up, for a up to 2^63 - 1 ((a + b - 1) / b overflows there).
 int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
@@ -68,9 +78,9 @@ OpKey op_key(const Problem& p) {
   k.in = p.in_type;
   k.out = p.typed() ? p.out_type : p.in_type;
   k.elem_size = p.elem_size;
-  const bool cx = is_complex(p.in_type);
-  k.alpha = p.typed() && (p.alpha[0] != 1 || (cx && p.alpha[1] != 0));
-  k.beta = p.beta[0] != 0 || (cx && p.beta[1] != 0);
+  // make_problem_ex zeroed real types' imaginary parts: the scalars as they are say it.
+  k.alpha = p.typed() && cvt::uses_alpha(p.alpha);
+  k.beta = p.reads_out();
   return k;
 }
 
@@ -125,23 +135,21 @@ class TypedPlan final : public BackendPlan {
     const auto* src = static_cast<const char*>(in);
     auto* dst = static_cast<char*>(out);
     const int64_t bytes = volume_ * (ie_ + oe_ * (key_.beta ? 2 : 1));
-    // Each thread's two stages (input elements, converted output), L2-resident.
-    const size_t per_thread = 2 * static_cast<size_t>(kStageBytes);
-    std::unique_ptr<char[]> buffers(new (std::nothrow) char[per_thread * x_.threads + 64]);
-    if (!buffers)
-      return fail(XPOSE_ERROR_OUT_OF_MEMORY, "the typed CPU plan's stages (" +
-                                                 std::to_string(per_thread * x_.threads) +
-                                                 " bytes) could not be allocated");
-    char* base = buffers.get() + (64 - reinterpret_cast<uintptr_t>(buffers.get()) % 64) % 64;
+    std::atomic<bool> no_stages{false};
     run_chunks(x_.threads, units_, bytes, [&](int64_t u0, int64_t u1) {
-      // Our team's thread number; a range run serially (run_chunks' single range) may be on a
-      // thread of the caller's own team, whose number can exceed ours: it is alone then.
-      const int t = omp_get_thread_num() % x_.threads;
-      char* stage = base + per_thread * static_cast<size_t>(t);
+      char* stage = thread_stages();
+      if (stage == nullptr) {
+        no_stages = true;
+        return;
+      }
       if (tiled_) tiles(src, dst, u0, u1, stage, stage + kStageBytes);
       else rows(src, dst, u0, u1, stage, stage + kStageBytes);
       if (nt_) store_fence();
     });
+    if (no_stages)
+      return fail(XPOSE_ERROR_OUT_OF_MEMORY,
+                  "a thread's typed staging buffers (" + std::to_string(2 * kStageBytes) +
+                      " bytes) could not be allocated; out is partly written");
     return XPOSE_SUCCESS;
   }
 
@@ -244,7 +252,9 @@ class TypedPlan final : public BackendPlan {
   }
 
   bool is_copy() const {
-    return !key_.alpha && !key_.beta && key_.in == key_.out && !(key_.in >= XPOSE_TYPE_F8_E4M3);
+    return !key_.alpha && !key_.beta && key_.in == key_.out &&
+           type_info(key_.in).kind != TypeKind::Floating &&
+           type_info(key_.in).kind != TypeKind::Complex;
   }
 
   // Byte offsets of outer index `q` (column-major over the outer dims) in `coord`, io, oo.
