@@ -27,6 +27,7 @@
 #include "cpu/plans.hpp"
 #include "cpu/typed_ops.hpp"
 #include "cpu/typed_plan.hpp"
+#include "cpu/typed_tiles.hpp"
 
 namespace xpose::detail::cpu {
 namespace {
@@ -84,6 +85,15 @@ OpKey op_key(const Problem& p) {
   return k;
 }
 
+// The plan's scalars in both compute types, rounded once from the problem's doubles.
+Scalars scalars_of(const Problem& p) {
+  Scalars s;
+  s.af[0] = static_cast<float>(p.alpha[0]), s.af[1] = static_cast<float>(p.alpha[1]);
+  s.bf[0] = static_cast<float>(p.beta[0]), s.bf[1] = static_cast<float>(p.beta[1]);
+  s.ad[0] = p.alpha[0], s.ad[1] = p.alpha[1], s.bd[0] = p.beta[0], s.bd[1] = p.beta[1];
+  return s;
+}
+
 RowOp find_op(const OpKey& k, Isa isa) {
   RowOp op = nullptr;
   if (isa == Isa::kBest || isa == Isa::kAvx512) op = typed_row_op_avx512(k);
@@ -109,13 +119,10 @@ class TypedPlan final : public BackendPlan {
  public:
   TypedPlan(const Problem& p, RowOp op, const OpKey& key, const ExecSettings& x,
             const TileRequest& tile)
-      : op_(op), key_(key), x_(x), ie_(static_cast<int64_t>(p.elem_size)),
+      : op_(op), key_(key), x_(x), s_(scalars_of(p)), ie_(static_cast<int64_t>(p.elem_size)),
         oe_(static_cast<int64_t>(p.out_elem())), volume_(p.volume) {
     const Layout in = p.input();
     const Extents ostr = p.output_strides();
-    s_.af[0] = static_cast<float>(p.alpha[0]), s_.af[1] = static_cast<float>(p.alpha[1]);
-    s_.bf[0] = static_cast<float>(p.beta[0]), s_.bf[1] = static_cast<float>(p.beta[1]);
-    s_.ad[0] = p.alpha[0], s_.ad[1] = p.alpha[1], s_.bd[0] = p.beta[0], s_.bd[1] = p.beta[1];
     i_ = std::max(0, fastest(p.rank, p.extent, ostr));
     j_ = fastest(p.rank, p.extent, in.stride);
     tiled_ = p.rank >= 2 && j_ >= 0 && j_ != i_;
@@ -465,7 +472,10 @@ bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest&
            std::to_string(key.out) + " (or this CPU lacks the forced instruction set)";
     return false;
   }
-  *plan = std::make_shared<TypedPlan>(p, op, key, x, tile);
+  if (typed_tiles_apply(p) && select_tile_kernel(p.elem_size, x.isa).fn != nullptr)
+    *plan = typed_tile_plan(p, op, scalars_of(p), key.beta, x, tile);
+  else
+    *plan = std::make_shared<TypedPlan>(p, op, key, x, tile);
   return true;
 }
 
