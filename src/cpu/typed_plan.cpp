@@ -1,5 +1,7 @@
 // The `typed` schema: every problem that is not plain() (strides of any sign, broadcast input,
-// conversion, alpha/beta, integer accumulation), docs/cpu.md. Two shapes:
+// conversion, alpha/beta, integer accumulation), docs/cpu.md. Dense problems whose leading
+// dimension moves go through the plain tiled engine with the operation fused into each tile
+// (typed_tiles.cpp); the rest through this file's two shapes:
 //  - rows: the dimension fastest in the output is also the one walked in the input; each row
 //    is one element operation (typed_ops.hpp) at the two strides (long rows cut in segments,
 //    output-continuing short rows staged back to back, short single rows batched);

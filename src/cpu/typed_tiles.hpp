@@ -10,8 +10,8 @@
 
 namespace xpose::detail::cpu {
 
-// Whether `p` goes through typed_tile_plan: dense strides on both sides (not `strided`) and a
-// leading dimension that changes (rank >= 2, perm[0] != 0).
+// Whether `p` goes through typed_tile_plan: dense strides on both sides (not `strided`), a
+// leading dimension that changes (rank >= 2, perm[0] != 0) and no extent-1 dims (normalized).
 bool typed_tiles_apply(const Problem& p);
 
 // The tiled plan of `p` with `op` (its element operation, scalars `s`) applied to every tile;
