@@ -244,7 +244,7 @@ class TypedPlan final : public BackendPlan {
     tiles_j_ = ceil_div(n_j_, ti_), tiles_i_ = ceil_div(n_i_, to_);
     units_ = tiles_i_ * tiles_j_ * outer_volume_;
     direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
-    if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
+    if (is_j_ == ie_) kernel_ = typed_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
   }
 
   // Row segments; short single rows (under 64 elements) batched: a unit is all rows along the
@@ -461,6 +461,13 @@ TileRequest default_tile() {
 }
 
 }  // namespace
+
+TileKernel typed_tile_kernel(size_t eb, Isa isa) {
+  const TileFn masked = eb == 4 && (isa == Isa::kBest || isa == Isa::kAvx512)
+                            ? typed_tile4_avx512()
+                            : nullptr;
+  return masked ? TileKernel{masked, "avx512-8x8-masked"} : select_tile_kernel(eb, isa);
+}
 
 bool typed_plan_applies(const Problem& p) { return !p.plain() || p.reads_out(); }
 

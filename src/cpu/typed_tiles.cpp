@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 
+#include "cpu/typed_plan.hpp"
+
 namespace xpose::detail::cpu {
 namespace {
 
@@ -75,7 +77,7 @@ BackendPlanPtr typed_tile_plan(const Problem& p, RowOp op, const Scalars& s, boo
   std::string why;
   make_tile_geometry(sh, tile, &g, &why);  // never a matrix request: always applies
   if (reads_out || !staged_rows_fit(g)) x.nt = false;
-  const TileKernel raw = select_tile_kernel(p.elem_size, x.isa);
+  const TileKernel raw = typed_tile_kernel(p.elem_size, x.isa);
   auto conv = std::make_shared<ConvertTile>(raw, op, s, static_cast<int64_t>(p.elem_size),
                                             static_cast<int64_t>(p.out_elem()));
   return make_tile_plan("typed", g, x, predict_tile(g, p.volume, x), std::move(conv));
