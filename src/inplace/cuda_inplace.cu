@@ -126,8 +126,8 @@ __device__ __forceinline__ void transpose_words(uint32_t (&w)[K]) {
 using WordTile = uint32_t[32];
 constexpr unsigned kAllLanes = 0xffffffffu;
 
-// Row r of a tile at g (row stride s bytes): its address, and its offset from the 4-byte word
-// it starts in (32-bit arithmetic suffices modulo 4).
+// The offset of row r of a tile at g (row stride s bytes) from the 4-byte word it starts in
+// (32-bit arithmetic suffices modulo 4).
 __device__ __forceinline__ int word_offset(const unsigned char* g, int64_t s, int r) {
   return static_cast<int>((static_cast<uint32_t>(reinterpret_cast<uintptr_t>(g)) +
                            static_cast<uint32_t>(r) * static_cast<uint32_t>(s)) & 3u);
@@ -145,7 +145,8 @@ __device__ __noinline__ uint32_t load_tail(const unsigned char* p, const unsigne
 // start anywhere: a row of cols <= 31 K elements lies within the 32 aligned words from the one
 // it starts in, which the lanes load (predicated, all before the first is used) and funnel-shift
 // into place (lane x: the row's bytes 4x .. 4x + 3; those past the row are never stored).
-template <int K, bool kRealign>
+// kTail: the tile reaches the data's last word, which may reach past `end`.
+template <int K, bool kRealign, bool kTail>
 __device__ __forceinline__ void narrow_load(const unsigned char* g, int64_t s, int cols, int rows,
                                             const unsigned char* end, WordTile* sm) {
   constexpr int kGroups = 32 / kRows;
@@ -158,7 +159,7 @@ __device__ __forceinline__ void narrow_load(const unsigned char* g, int64_t s, i
       const int r = K * (threadIdx.y + q * kRows) + k;  // the same for the whole warp
       const int sh = kRealign ? word_offset(g, s, r) : 0;
       const unsigned char* p = g + r * s - sh + 4 * x;
-      raw[q][k] = r < rows && 4 * x < sh + len && p + 4 <= end
+      raw[q][k] = r < rows && 4 * x < sh + len && (!kTail || p + 4 <= end)
                       ? *reinterpret_cast<const uint32_t*>(p) : 0;
     }
 #pragma unroll
@@ -168,17 +169,32 @@ __device__ __forceinline__ void narrow_load(const unsigned char* g, int64_t s, i
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       w[k] = raw[q][k];
-      if constexpr (kRealign) {
-        const int r = K * group + k, sh = word_offset(g, s, r);
+      const int r = K * group + k, sh = kRealign ? word_offset(g, s, r) : 0;
+      if constexpr (kTail) {
         const unsigned char* p = g + r * s - sh + 4 * x;
         if (r < rows && 4 * x < sh + len && p + 4 > end) w[k] = load_tail(p, end);
-        w[k] = __funnelshift_r(w[k], __shfl_down_sync(kAllLanes, w[k], 1), 8 * sh);
       }
+      if constexpr (kRealign)
+        w[k] = __funnelshift_r(w[k], __shfl_down_sync(kAllLanes, w[k], 1), 8 * sh);
     }
     transpose_words<K>(w);
 #pragma unroll
     for (int j = 0; j < K; ++j) sm[K * x + j][group ^ x] = w[j];
   }
+}
+
+// The bytes [lo, hi) (0 <= lo < hi <= 4) of w at the word q: at most a byte, a halfword and a
+// byte, each aligned.
+__device__ __forceinline__ void store_bytes(unsigned char* q, uint32_t w, int lo, int hi) {
+  if (lo & 1) {
+    q[lo] = static_cast<unsigned char>(w >> (8 * lo));
+    ++lo;
+  }
+  if (hi - lo >= 2) {
+    *reinterpret_cast<uint16_t*>(q + lo) = static_cast<uint16_t>(w >> (8 * lo));
+    lo += 2;
+  }
+  if (lo < hi) q[lo] = static_cast<unsigned char>(w >> (8 * lo));
 }
 
 // Write phase: row r of the `rows` x `cols` tile at g is column r of the tile in sm. With
@@ -198,12 +214,10 @@ __device__ __forceinline__ void narrow_store(unsigned char* g, int64_t s, int co
     if constexpr (kRealign) w = __funnelshift_l(__shfl_up_sync(kAllLanes, w, 1), w, 8 * sh);
     unsigned char* p = g + r * s - sh + 4 * x;
     const int first = 4 * x - sh;  // the row byte at p
-    if (first >= 0 && first + 4 <= len) {
+    if (first >= 0 && first + 4 <= len)
       *reinterpret_cast<uint32_t*>(p) = w;
-    } else if (kRealign) {
-      for (int i = 0; i < 4; ++i)
-        if (first + i >= 0 && first + i < len) p[i] = static_cast<unsigned char>(w >> (8 * i));
-    }
+    else if (kRealign && first + 4 > 0 && first < len)
+      store_bytes(p, w, first < 0 ? -first : 0, len - first < 4 ? len - first : 4);
   }
 }
 
@@ -213,29 +227,45 @@ __device__ __forceinline__ void narrow_store(unsigned char* g, int64_t s, int co
 template <int K, bool kRealign>
 constexpr int kWordTileBlocks = K == 4 ? 3 : kRealign ? 4 : 6;
 
+// One item: the tile pair of `job` through lower and upper (the block's shared tiles).
+template <int K, bool kRealign>
+__device__ __forceinline__ void swap_word_tiles(const SwapGeometry& g, const TileJob& job,
+                                                unsigned char* data, const unsigned char* end,
+                                                WordTile* lower, WordTile* upper) {
+  constexpr int kT = inplace::kGpuWordTile[K / 2][kRealign];
+  static_assert(kT <= 32 * K, "a tile row is at most 32 words");
+  constexpr int64_t kSize = 4 / K;
+  const int64_t s = g.row_stride * kSize;
+  const bool diagonal = job.x0 == job.y0;
+  const int ex = g.n - job.x0 < kT ? static_cast<int>(g.n - job.x0) : kT;
+  const int ey = g.n - job.y0 < kT ? static_cast<int>(g.n - job.y0) : kT;
+  unsigned char* a = data + (job.base + job.x0) * kSize + job.y0 * s;
+  unsigned char* b = data + (job.base + job.y0) * kSize + job.x0 * s;
+  // Realigned rows: only tiles that reach the data's last word check loads against its end
+  // (rows on words end on words).
+  const unsigned char* last = end - 4;
+  if (kRealign && (a + (ey - 1) * s + ex * kSize > last || b + (ex - 1) * s + ey * kSize > last)) {
+    narrow_load<K, kRealign, true>(a, s, ex, ey, end, lower);
+    if (!diagonal) narrow_load<K, kRealign, true>(b, s, ey, ex, end, upper);
+  } else {
+    narrow_load<K, kRealign, false>(a, s, ex, ey, end, lower);
+    if (!diagonal) narrow_load<K, kRealign, false>(b, s, ey, ex, end, upper);
+  }
+  __syncthreads();
+  narrow_store<K, kRealign>(a, s, ex, ey, diagonal ? lower : upper);
+  if (!diagonal) narrow_store<K, kRealign>(b, s, ey, ex, lower);
+}
+
 template <int K, bool kRealign>
 __global__ void __launch_bounds__(32 * kRows, (kWordTileBlocks<K, kRealign>))
     swap_narrow_kernel(SwapGeometry g, unsigned char* data, const unsigned char* end) {
-  constexpr int kT = inplace::kGpuWordTile[K / 2][kRealign];
-  static_assert(kT <= 32 * K, "a tile row is at most 32 words");
   __shared__ WordTile lower[32 * K];
   __shared__ WordTile upper[32 * K];
-  constexpr int64_t kSize = 4 / K;
-  const int64_t s = g.row_stride * kSize;
   for (uint64_t item = blockIdx.x; item < g.items(); item += gridDim.x) {
-    TileJob j;
-    if (!g.job(item, &j)) continue;  // block-uniform
-    const bool diagonal = j.x0 == j.y0;
-    const int ex = g.n - j.x0 < kT ? static_cast<int>(g.n - j.x0) : kT;
-    const int ey = g.n - j.y0 < kT ? static_cast<int>(g.n - j.y0) : kT;
-    unsigned char* a = data + (j.base + j.x0) * kSize + j.y0 * s;
-    unsigned char* b = data + (j.base + j.y0) * kSize + j.x0 * s;
+    TileJob job;
+    if (!g.job(item, &job)) continue;  // block-uniform
     __syncthreads();  // the previous item's shared reads are done
-    narrow_load<K, kRealign>(a, s, ex, ey, end, lower);
-    if (!diagonal) narrow_load<K, kRealign>(b, s, ey, ex, end, upper);
-    __syncthreads();
-    narrow_store<K, kRealign>(a, s, ex, ey, diagonal ? lower : upper);
-    if (!diagonal) narrow_store<K, kRealign>(b, s, ey, ex, lower);
+    swap_word_tiles<K, kRealign>(g, job, data, end, lower, upper);
   }
 }
 
