@@ -96,7 +96,8 @@ TEST(TypedOps, EveryInstructionSetMatchesTheBaselineOnEveryPattern) {
     run_rows(base, c, in, &want, s, rng.next());
     const bool scaled = c.alpha || c.beta;
     for (const char* isa : {"avx2", "avx512"}) {
-      const RowOp op = std::string(isa) == "avx2" ? typed_row_op_avx2(key) : typed_row_op_avx512(key);
+      const RowOp op =
+          std::string(isa) == "avx2" ? typed_row_op_avx2(key) : typed_row_op_avx512(key);
       if (op == nullptr) continue;  // this CPU or build lacks it
       for (bool ftz : {false, true}) {
         if (ftz && scaled) continue;  // scaled values assume FTZ/DAZ off (docs/api.md)
