@@ -1,14 +1,15 @@
 // Typed tiles (typed_tiles.hpp): each tile of the tiled engine is transposed as raw input
-// elements by the SIMD tile kernel of the input's element size into a per-thread L1 buffer, a
-// band of rows at a time, and each band goes through the element operation (typed_ops.hpp)
-// into the engine's output: the output itself, or the staging buffer that the engine streams
-// out in whole lines. The separate typed schema's geometry (typed_plan.cpp) staged every tile
-// through L2 and streamed rows of any length, partial lines included.
+// elements by the tile kernel of the input's element size (typed_tile_kernel) into an L1 band on
+// the stack, a band of rows at a time, and each band goes through the element operation
+// (typed_ops.hpp) into the engine's output: the output itself, or the staging buffer that the
+// engine streams out in whole lines. The separate typed schema's geometry (typed_plan.cpp)
+// staged every tile through L2 and streamed rows of any length, partial lines included.
 #include "cpu/typed_tiles.hpp"
 
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "cpu/typed_plan.hpp"
 
