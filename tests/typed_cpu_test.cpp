@@ -26,8 +26,9 @@ using xpose_test::test_seed;
 using xpose_test::TypedCase;
 
 // The Problem a case denotes, built by hand: column-major, dims neither dropped nor fused (the
-// typed schema must not rely on normalization), strided always, a same-type unscaled case as
-// BYTES as make_problem_ex erases it.
+// typed schema must not rely on normalization), strided unless both tensors are dense and the
+// case converts or scales (then typed_tiles.cpp's tiled engine takes it, as make_problem_ex's
+// dense problems), a same-type unscaled case as BYTES as make_problem_ex erases it.
 Problem problem_of(const TypedCase& c) {
   Problem p;
   const int r = c.rank();
@@ -42,7 +43,12 @@ Problem problem_of(const TypedCase& c) {
     p.perm[k] = rm ? r - 1 - c.perm[r - 1 - k] : c.perm[k];
   }
   for (int i = 0; i < r; ++i) p.out_stride[p.perm[i]] = os[rm ? r - 1 - i : i];
-  p.strided = true;
+  int64_t in_dense = 1, out_dense = 1;
+  for (int k = 0; k < r; ++k) {
+    p.strided = p.strided || p.in_stride[k] != in_dense || p.out_stride[p.perm[k]] != out_dense;
+    in_dense *= p.extent[k];
+    out_dense *= p.extent[p.perm[k]];
+  }
   p.elem_size = c.in_elem();
   p.out_elem_size = c.out_elem();
   const bool scaled = c.alpha[0] != 1 || c.alpha[1] != 0 || c.beta[0] != 0 || c.beta[1] != 0;
@@ -52,6 +58,7 @@ Problem problem_of(const TypedCase& c) {
   for (int k = 0; k < 2; ++k) p.alpha[k] = c.alpha[k], p.beta[k] = c.beta[k];
   reach(c.extents, is, &p.in_lo, &p.in_hi);
   reach(c.out_extents(), os, &p.out_lo, &p.out_hi);
+  if (p.plain() && !p.reads_out()) p.strided = true;  // typed: plain schemas want normalized ones
   return p;
 }
 
@@ -84,9 +91,10 @@ double random_scalar(Rng& rng) {
 }
 
 // Runs one case through cpu_make_plan on a hand-built Problem (or, with `api`, through
-// xpose_plan_create_ex and xpose_execute) and the reference (gtest assertions).
+// xpose_plan_create_ex and xpose_execute) and the reference (gtest assertions); the plan's
+// description must start with `plan_prefix`.
 void check(const TypedCase& c, int threads, uint64_t seed, const std::string& schema = "",
-           bool api = false) {
+           bool api = false, const std::string& plan_prefix = "") {
   const std::vector<int64_t> is = c.input_strides(), os = c.output_strides();
   int64_t ilo, ihi, olo, ohi;
   reach(c.extents, is, &ilo, &ihi);
@@ -125,6 +133,7 @@ void check(const TypedCase& c, int threads, uint64_t seed, const std::string& sc
                 XPOSE_SUCCESS);
     described = plan->describe();
   }
+  ASSERT_EQ(described.rfind(plan_prefix, 0), 0u) << described;
   ASSERT_TRUE(out.guards_intact()) << "wrote outside the output";
   const int64_t bad = xpose_test::first_mismatch(out.data(), want.data(),
                                                  static_cast<int64_t>(out.size()), 1);
@@ -235,6 +244,39 @@ TEST(TypedCpu, EveryInstructionSetAgrees) {
       check(c, 2, rng.next(), std::string("typed:isa=") + isa);
       if (HasFatalFailure()) return;
     }
+}
+
+// Dense tensors of at least 2 in every extent whose leading dim moves: the tiled engine with the
+// operation fused into each tile (typed_tiles.cpp), its default and forced tiles and both store
+// modes, against the reference.
+TEST(TypedCpu, DenseProblemsThroughTheTiledEngine) {
+  Rng rng(test_seed() ^ 0xde45e);
+  SCOPED_TRACE(seed_note());
+  const std::vector<Pair> pairs = allowed_pairs();
+  // Every other case from f32, whose rows have hand-written AVX-512 code (typed_fast_avx512.hpp).
+  const Pair from_f32[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0},
+                           {XPOSE_TYPE_F32, XPOSE_TYPE_F16, 0},
+                           {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0}};
+  const char* schemas[] = {"", "typed:nt=1", "typed:nt=0", "typed:ti=3,to=5,nt=1",
+                           "typed:ti=17,to=33,nt=1", "typed:ti=256,to=8"};
+  for (int i = 0; i < 150; ++i) {
+    const Pair pr = i % 2 ? pairs[rng.below(pairs.size())] : from_f32[rng.below(3)];
+    TypedCase c = random_case(rng, pr.in, pr.out, pr.bytes, i % 3 == 0);
+    for (int64_t& e : c.extents) e = std::max<int64_t>(e, 2);
+    if (c.rank() < 2) c.extents = {2 + static_cast<int64_t>(rng.below(90)), 3}, c.perm = {1, 0};
+    if (c.perm[c.layout == XPOSE_ROW_MAJOR ? c.rank() - 1 : 0] ==
+        (c.layout == XPOSE_ROW_MAJOR ? c.rank() - 1 : 0))
+      std::reverse(c.perm.begin(), c.perm.end());  // the leading dim moves
+    c.in_strides = c.dense(c.extents);
+    c.out_strides = c.dense(c.out_extents());
+    const char* schema = schemas[rng.below(6)];
+    SCOPED_TRACE(describe(c) + " schema " + schema);
+    const bool scaled = c.alpha[0] != 1 || c.alpha[1] != 0 || c.beta[0] != 0 || c.beta[1] != 0;
+    const bool copy = c.resolved_out() == c.in_type && !scaled;  // a plain problem: not typed
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema, false,
+          copy ? "" : "typed ti=");
+    if (HasFatalFailure()) return;
+  }
 }
 
 // Forced tile sides and store modes: odd tiles, non-temporal streaming of the output rows.

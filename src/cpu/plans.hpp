@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/backend.hpp"
@@ -22,6 +23,9 @@ struct Shape {
   Perm perm{};
   size_t eb = 0;
   int64_t volume = 0;
+  // Input element bytes where they differ from eb (typed plans that convert: eb is then the
+  // output's, which the staging and line logic work in); 0: eb.
+  size_t in_eb = 0;
 };
 
 Shape shape_of(const Problem& p);
@@ -68,6 +72,7 @@ struct LoopDim {
 // (r, c) at in + in_off + icol[c] + r * eb, out + out_off + orow[r] + c * eb.
 struct TileGeometry {
   size_t eb = 0;
+  size_t in_eb = 0;  // input element bytes (Shape::in_eb, or eb): row r of a tile is r * in_eb in
   int m = 0, k = 0;
   int ti = 0, to = 0;                  // full tile sides
   int64_t j_inner = 1, j_seg = 1, j_last_extent = 1;  // TI = j_inner * j_seg
@@ -102,10 +107,22 @@ inline bool staged_rows_fit(const TileGeometry& g) {
 // request cannot apply (matrix without long enough leading extents, bad sides).
 bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g, std::string* why);
 
-// Executable plans.
+// What a tiled plan does with each tile instead of the transpose kernel of g.eb: the TileFn
+// contract with input elements of g.in_eb bytes and output elements of g.eb (typed_tiles.cpp:
+// conversion and scaling fused into the tile). Called concurrently from the plan's threads.
+class TileOp {
+ public:
+  virtual ~TileOp() = default;
+  virtual void run(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+                   int nc) const = 0;
+  virtual std::string name() const = 0;
+};
+using TileOpPtr = std::shared_ptr<const TileOp>;
+
+// Executable plans (`op`: see TileOp; nullptr: the transpose kernel of g.eb).
 BackendPlanPtr make_run_plan(const Problem& p, const ExecSettings& x, double predicted);
 BackendPlanPtr make_tile_plan(const char* schema, const TileGeometry& g, const ExecSettings& x,
-                              double predicted);
+                              double predicted, TileOpPtr op = nullptr);
 
 // Cost model: predicted seconds of each schema (bandwidth model, see docs/cpu.md).
 double predict_run(const Problem& p, const RunGeometry& g, const ExecSettings& x);

@@ -87,7 +87,7 @@ void fill_tables(const Shape& s, const Minor& mi, TileGeometry* g) {
   int64_t is[kMaxRank], os[kMaxRank];
   input_strides(s, is);
   output_strides(s, os);
-  const int64_t eb = static_cast<int64_t>(s.eb);
+  const int64_t eb = static_cast<int64_t>(s.eb), ieb = static_cast<int64_t>(g->in_eb);
   for (int c = 0; c < g->to; ++c) {  // I: output dims 0..k-1, the last one cut to i_seg
     int64_t rest = c, off = 0;
     for (int i = 0; i < mi.k; ++i) {
@@ -95,7 +95,7 @@ void fill_tables(const Shape& s, const Minor& mi, TileGeometry* g) {
       off += (rest % ext) * is[s.perm[i]];
       rest /= ext;
     }
-    g->icol[c] = off * eb;
+    g->icol[c] = off * ieb;
   }
   for (int r = 0; r < g->ti; ++r) {  // J: input dims 0..m-1, the last one cut to j_seg
     int64_t rest = r, off = 0;
@@ -114,15 +114,15 @@ void fill_loops(const Shape& s, const Minor& mi, TileGeometry* g) {
   int64_t is[kMaxRank], os[kMaxRank];
   input_strides(s, is);
   output_strides(s, os);
-  const int64_t eb = static_cast<int64_t>(s.eb);
+  const int64_t eb = static_cast<int64_t>(s.eb), ieb = static_cast<int64_t>(g->in_eb);
   const int jl = mi.m - 1, il = s.perm[mi.k - 1];
   int n = 0;
-  g->loop[n++] = {(g->j_last_extent + g->j_seg - 1) / g->j_seg, g->j_seg * is[jl] * eb,
+  g->loop[n++] = {(g->j_last_extent + g->j_seg - 1) / g->j_seg, g->j_seg * is[jl] * ieb,
                   g->j_seg * os[jl] * eb};
-  g->loop[n++] = {(g->i_last_extent + g->i_seg - 1) / g->i_seg, g->i_seg * is[il] * eb,
+  g->loop[n++] = {(g->i_last_extent + g->i_seg - 1) / g->i_seg, g->i_seg * is[il] * ieb,
                   g->i_seg * os[il] * eb};
   for (int d = 0; d < s.rank; ++d)
-    if (!mi.in_j[d] && !mi.in_i[d]) g->loop[n++] = {s.extent[d], is[d] * eb, os[d] * eb};
+    if (!mi.in_j[d] && !mi.in_i[d]) g->loop[n++] = {s.extent[d], is[d] * ieb, os[d] * eb};
   int role[kMaxRank + 2];
   for (int l = 0; l < n; ++l) role[l] = l < 2 ? l : 2;
   for (int a = 1; a < n; ++a)  // insertion sort by output stride, carrying the roles
@@ -243,6 +243,7 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
   }
   *g = TileGeometry{};
   g->eb = s.eb;
+  g->in_eb = s.in_eb ? s.in_eb : s.eb;
   g->m = mi.m;
   g->k = mi.k;
   g->j_last_extent = s.extent[mi.m - 1];

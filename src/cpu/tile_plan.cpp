@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 #include "cpu/line_writer.hpp"
 #include "cpu/plans.hpp"
@@ -32,8 +33,10 @@ NtWorkspace& nt_workspace() {
 
 class TilePlan final : public BackendPlan {
  public:
-  TilePlan(const char* schema, const TileGeometry& g, const ExecSettings& x, double predicted)
-      : schema_(schema), g_(g), x_(x), kernel_(select_tile_kernel(g.eb, x.isa)), predicted_(predicted) {
+  TilePlan(const char* schema, const TileGeometry& g, const ExecSettings& x, double predicted,
+           TileOpPtr op)
+      : schema_(schema), g_(g), x_(x), kernel_(select_tile_kernel(g.eb, x.isa)), op_(std::move(op)),
+        predicted_(predicted) {
     // Whole output rows (I uncut) and a tile that fits the staging buffer: rows are staged in
     // output order, so rows that continue each other several rows apart ((4,192,7,..) perm
     // (4,3,1,..): 80 B rows, every 4th continuing the last) leave as one span, not as pieces
@@ -125,7 +128,7 @@ class TilePlan final : public BackendPlan {
         staged(in + cur.in_off, out + cur.out_off, nr, nc, wrap ? line_ext(g.eb) : ext, ic == 0,
                wrap ? in + cur.in_off - ic * g.loop[g.i_loop].in_stride : nullptr, ws);
       } else {
-        kernel_.fn(in + cur.in_off, g.icol, out + cur.out_off, g.orow, nr, nc, g.eb);
+        tile(in + cur.in_off, g.icol, out + cur.out_off, g.orow, nr, nc);
       }
     }
     if (x_.nt) {
@@ -149,11 +152,11 @@ class TilePlan final : public BackendPlan {
     LineWriter* lines = &ws->lines;
     int64_t brow[Tuning::kMaxTileSide];
     lines->next_tile();
-    const auto eb = static_cast<int64_t>(g_.eb);
+    const auto eb = static_cast<int64_t>(g_.eb), ieb = static_cast<int64_t>(g_.in_eb);
     const int64_t row_bytes = nc * eb, pitch = (nc + ext) * eb, line = kTuning.line_bytes;
     const bool cut = g_.loop[g_.i_loop].extent > 1;
     if (sorted_) {  // nc == to, ext == 0; rows of a ragged last J segment (>= nr) are absent
-      kernel_.fn(in, g_.icol, buf, srow_, nr, nc, g_.eb);
+      tile(in, g_.icol, buf, srow_, nr, nc);
       if (nr == g_.ti) {
         for (int i = 0; i < spans_; ++i) {
           const int r = order_[span_first_[i]];
@@ -177,8 +180,8 @@ class TilePlan final : public BackendPlan {
     for (int r0 = 0; r0 < nr; r0 += chunk) {
       const int rows = std::min(chunk, nr - r0);
       const int w = wrap_in == nullptr ? 0 : std::min(rows, nr - wrap_ - r0);
-      kernel_.fn(in + r0 * eb, g_.icol, buf, brow, rows, wrap_in == nullptr ? nc + ext : nc, g_.eb);
-      if (w > 0) kernel_.fn(wrap_in + (r0 + wrap_) * eb, g_.icol, buf + nc * eb, brow, w, ext, g_.eb);
+      tile(in + r0 * ieb, g_.icol, buf, brow, rows, wrap_in == nullptr ? nc + ext : nc);
+      if (w > 0) tile(wrap_in + (r0 + wrap_) * ieb, g_.icol, buf + nc * eb, brow, w, ext);
       for (int r = 0; r < rows;) {
         char* start = out + g_.orow[r0 + r];
         // Rows that continue each other in the output (one I segment spans the whole row, as
@@ -203,6 +206,12 @@ class TilePlan final : public BackendPlan {
         r = e;
       }
     }
+  }
+
+  void tile(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+            int nc) const {
+    if (op_) op_->run(in, icol, out, orow, nr, nc);
+    else kernel_.fn(in, icol, out, orow, nr, nc, g_.eb);
   }
 
   // Rows per staging chunk: as many as fit, in equal chunks of whole 8-row blocks (245 rows of
@@ -232,13 +241,14 @@ class TilePlan final : public BackendPlan {
   bool aligned_rows_ = false;  // rows_line_aligned() (non-temporal plans only)
   ExecSettings x_;
   TileKernel kernel_;
+  TileOpPtr op_;
   double predicted_;
 };
 
 std::string TilePlan::describe() const {
   std::ostringstream d;
   d << schema_ << " ti=" << g_.ti << " to=" << g_.to << " nt=" << x_.nt
-    << " threads=" << x_.threads << " kernel=" << kernel_.name << "\n";
+    << " threads=" << x_.threads << " kernel=" << (op_ ? op_->name() : kernel_.name) << "\n";
   d << "  element " << g_.eb << " B; minor input multi-index: input dims 0.." << g_.m - 1
     << " (last cut to " << g_.j_seg << " of " << g_.j_last_extent << ")\n";
   d << "  minor output multi-index: output dims 0.." << g_.k - 1 << " (last cut to "
@@ -259,8 +269,8 @@ std::string TilePlan::describe() const {
 }  // namespace
 
 BackendPlanPtr make_tile_plan(const char* schema, const TileGeometry& g, const ExecSettings& x,
-                              double predicted) {
-  return std::make_shared<TilePlan>(schema, g, x, predicted);
+                              double predicted, TileOpPtr op) {
+  return std::make_shared<TilePlan>(schema, g, x, predicted, std::move(op));
 }
 
 }  // namespace xpose::detail::cpu

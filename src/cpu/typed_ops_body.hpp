@@ -9,6 +9,24 @@
 namespace xpose::detail::cpu {
 namespace {
 
+// Hand-written contiguous rows of an operation: run(x, y, n, alpha, beta) over n elements, where
+// the including file provides them (XPOSE_TYPED_FAST, a header of specializations with kHas).
+template <xpose_type_t IT, xpose_type_t OT, bool kA, bool kB>
+struct FastRow {
+  static constexpr bool kHas = false;
+  static void run(const char*, char*, int64_t, float, float) {}
+};
+
+}  // namespace
+}  // namespace xpose::detail::cpu
+
+#ifdef XPOSE_TYPED_FAST
+#include XPOSE_TYPED_FAST
+#endif
+
+namespace xpose::detail::cpu {
+namespace {
+
 // Unaligned, aliasing views of element storage (user buffers have any alignment).
 template <size_t N> struct Raw;
 template <> struct Raw<1> { typedef uint8_t type __attribute__((aligned(1), may_alias)); };
@@ -27,6 +45,7 @@ struct FloatOp {
   using C = std::conditional_t<cvt::computes_in_f64(IT, OT), double, float>;
   using In = BitsOf<IT>;
   using Out = BitsOf<OT>;
+  using Fast = FastRow<IT, OT, kA, kB>;
   static constexpr int kParts = 1;
   XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x,
                            typename Raw<sizeof(Out)>::type* y, C ar, C, C br, C) {
@@ -42,6 +61,7 @@ struct ComplexOp {
   using C = std::conditional_t<cvt::computes_in_f64(IT, OT), double, float>;
   using In = BitsOf<IT>;
   using Out = BitsOf<OT>;
+  using Fast = FastRow<XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, false, false>;  // none
   static constexpr int kParts = 2;
   XPOSE_CVT static void at(const typename Raw<sizeof(In)>::type* x,
                            typename Raw<sizeof(Out)>::type* y, C ar, C ai, C br, C bi) {
@@ -61,6 +81,7 @@ struct IntOp {
   using C = float;  // unused
   using In = typename Raw<N>::type;
   using Out = In;
+  using Fast = FastRow<XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, false, false>;  // none
   static constexpr int kParts = 1;
   XPOSE_CVT static void at(const In* x, Out* y, C, C, C, C) {
     *y = kB ? cvt::wrap_add(*x, *y) : *x;
@@ -78,6 +99,10 @@ void row(const char* src, int64_t ss, int64_t sr, char* dst, int64_t ds, int64_t
   const C ar = d ? C(s.ad[0]) : C(s.af[0]), ai = d ? C(s.ad[1]) : C(s.af[1]);
   const C br = d ? C(s.bd[0]) : C(s.bf[0]), bi = d ? C(s.bd[1]) : C(s.bf[1]);
   if (ss == int64_t{P * sizeof(In)} && ds == int64_t{P * sizeof(Out)}) {
+    if constexpr (Op::Fast::kHas) {
+      for (int64_t r = 0; r < rows; ++r) Op::Fast::run(src + r * sr, dst + r * dr, n, ar, br);
+      return;
+    }
     for (int64_t r = 0; r < rows; ++r) {
       const In* __restrict x = reinterpret_cast<const In*>(src + r * sr);
       Out* __restrict y = reinterpret_cast<Out*>(dst + r * dr);

@@ -1,5 +1,7 @@
 // The `typed` schema: every problem that is not plain() (strides of any sign, broadcast input,
-// conversion, alpha/beta, integer accumulation), docs/cpu.md. Two shapes:
+// conversion, alpha/beta, integer accumulation), docs/cpu.md. Dense problems whose leading
+// dimension moves go through the plain tiled engine with the operation fused into each tile
+// (typed_tiles.cpp); the rest through this file's two shapes:
 //  - rows: the dimension fastest in the output is also the one walked in the input; each row
 //    is one element operation (typed_ops.hpp) at the two strides (long rows cut in segments,
 //    output-continuing short rows staged back to back, short single rows batched);
@@ -27,6 +29,7 @@
 #include "cpu/plans.hpp"
 #include "cpu/typed_ops.hpp"
 #include "cpu/typed_plan.hpp"
+#include "cpu/typed_tiles.hpp"
 
 namespace xpose::detail::cpu {
 namespace {
@@ -84,6 +87,15 @@ OpKey op_key(const Problem& p) {
   return k;
 }
 
+// The plan's scalars in both compute types, rounded once from the problem's doubles.
+Scalars scalars_of(const Problem& p) {
+  Scalars s;
+  s.af[0] = static_cast<float>(p.alpha[0]), s.af[1] = static_cast<float>(p.alpha[1]);
+  s.bf[0] = static_cast<float>(p.beta[0]), s.bf[1] = static_cast<float>(p.beta[1]);
+  s.ad[0] = p.alpha[0], s.ad[1] = p.alpha[1], s.bd[0] = p.beta[0], s.bd[1] = p.beta[1];
+  return s;
+}
+
 RowOp find_op(const OpKey& k, Isa isa) {
   RowOp op = nullptr;
   if (isa == Isa::kBest || isa == Isa::kAvx512) op = typed_row_op_avx512(k);
@@ -109,13 +121,10 @@ class TypedPlan final : public BackendPlan {
  public:
   TypedPlan(const Problem& p, RowOp op, const OpKey& key, const ExecSettings& x,
             const TileRequest& tile)
-      : op_(op), key_(key), x_(x), ie_(static_cast<int64_t>(p.elem_size)),
+      : op_(op), key_(key), x_(x), s_(scalars_of(p)), ie_(static_cast<int64_t>(p.elem_size)),
         oe_(static_cast<int64_t>(p.out_elem())), volume_(p.volume) {
     const Layout in = p.input();
     const Extents ostr = p.output_strides();
-    s_.af[0] = static_cast<float>(p.alpha[0]), s_.af[1] = static_cast<float>(p.alpha[1]);
-    s_.bf[0] = static_cast<float>(p.beta[0]), s_.bf[1] = static_cast<float>(p.beta[1]);
-    s_.ad[0] = p.alpha[0], s_.ad[1] = p.alpha[1], s_.bd[0] = p.beta[0], s_.bd[1] = p.beta[1];
     i_ = std::max(0, fastest(p.rank, p.extent, ostr));
     j_ = fastest(p.rank, p.extent, in.stride);
     tiled_ = p.rank >= 2 && j_ >= 0 && j_ != i_;
@@ -235,7 +244,7 @@ class TypedPlan final : public BackendPlan {
     tiles_j_ = ceil_div(n_j_, ti_), tiles_i_ = ceil_div(n_i_, to_);
     units_ = tiles_i_ * tiles_j_ * outer_volume_;
     direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
-    if (is_j_ == ie_) kernel_ = select_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
+    if (is_j_ == ie_) kernel_ = typed_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
   }
 
   // Row segments; short single rows (under 64 elements) batched: a unit is all rows along the
@@ -453,6 +462,13 @@ TileRequest default_tile() {
 
 }  // namespace
 
+TileKernel typed_tile_kernel(size_t eb, Isa isa) {
+  const TileFn masked = eb == 4 && (isa == Isa::kBest || isa == Isa::kAvx512)
+                            ? typed_tile4_avx512()
+                            : nullptr;
+  return masked ? TileKernel{masked, "avx512-8x8-masked"} : select_tile_kernel(eb, isa);
+}
+
 bool typed_plan_applies(const Problem& p) { return !p.plain() || p.reads_out(); }
 
 bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest& forced,
@@ -465,7 +481,10 @@ bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest&
            std::to_string(key.out) + " (or this CPU lacks the forced instruction set)";
     return false;
   }
-  *plan = std::make_shared<TypedPlan>(p, op, key, x, tile);
+  if (typed_tiles_apply(p) && select_tile_kernel(p.elem_size, x.isa).fn != nullptr)
+    *plan = typed_tile_plan(p, op, scalars_of(p), key.beta, x, tile);
+  else
+    *plan = std::make_shared<TypedPlan>(p, op, key, x, tile);
   return true;
 }
 

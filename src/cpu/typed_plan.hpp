@@ -16,6 +16,14 @@ bool typed_plan_applies(const Problem& p);
 // Builds the typed plan of `p` (tile sides of `tile`, 0: the default); false, with `why`, when
 // its types have no operation (make_problem admits none such) or the forced instruction set is
 // missing. x.nt: the output is written with non-temporal stores where its rows are contiguous.
+// The typed schemas' 4-byte tile kernel with masked edges (typed_tile4_avx512.cpp); nullptr
+// where this CPU or build lacks AVX-512 F/VL.
+TileFn typed_tile4_avx512();
+
+// The tile kernel of the typed schemas for `eb`-byte elements under `isa`: the masked AVX-512
+// one for 4 bytes where it applies, else the shared kernel (select_tile_kernel).
+TileKernel typed_tile_kernel(size_t eb, Isa isa);
+
 bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest& tile,
                      BackendPlanPtr* plan, std::string* why);
 

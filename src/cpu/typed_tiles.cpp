@@ -1,0 +1,87 @@
+// Typed tiles (typed_tiles.hpp): each tile of the tiled engine is transposed as raw input
+// elements by the tile kernel of the input's element size (typed_tile_kernel) into an L1 band on
+// the stack, a band of rows at a time, and each band goes through the element operation
+// (typed_ops.hpp) into the engine's output: the output itself, or the staging buffer that the
+// engine streams out in whole lines. The separate typed schema's geometry (typed_plan.cpp)
+// staged every tile through L2 and streamed rows of any length, partial lines included.
+#include "cpu/typed_tiles.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "cpu/typed_plan.hpp"
+
+namespace xpose::detail::cpu {
+namespace {
+
+// A band: an L1-resident slice of a tile, on the stack (nothing to allocate or fail; with the
+// engine's own tables well under the 128 KiB of the smallest thread stacks). Tile rows are at
+// most kMaxTileSide x 16 bytes = 8 KiB, so every band holds at least 2 rows.
+constexpr int64_t kBandBytes = 16 << 10;
+
+class ConvertTile final : public TileOp {
+ public:
+  ConvertTile(TileKernel raw, RowOp op, const Scalars& s, int64_t ie, int64_t oe)
+      : raw_(raw), op_(op), s_(s), ie_(ie), oe_(oe) {}
+
+  void run(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+           int nc) const override {
+    alignas(64) char band[kBandBytes];
+    const int64_t pitch = nc * ie_;
+    int rows = static_cast<int>(std::min<int64_t>(nr, kBandBytes / pitch));
+    if (rows < nr && rows >= 8) rows = rows / 8 * 8;  // whole register blocks of the tile kernels
+    int64_t brow[Tuning::kMaxTileSide];
+    for (int r = 0; r < rows; ++r) brow[r] = r * pitch;
+    for (int r0 = 0; r0 < nr; r0 += rows) {
+      const int n = std::min(rows, nr - r0);
+      raw_.fn(in + r0 * ie_, icol, band, brow, n, nc, static_cast<size_t>(ie_));
+      // Rows evenly spaced in the output (J one input dim) in one call, else one call each.
+      const int64_t step = n > 1 ? orow[r0 + 1] - orow[r0] : 0;
+      int even = 1;
+      while (even < n && orow[r0 + even] == orow[r0] + even * step) ++even;
+      if (even == n) {
+        op_(band, ie_, pitch, out + orow[r0], oe_, step, nc, n, s_);
+        continue;
+      }
+      for (int r = 0; r < n; ++r)
+        op_(band + r * pitch, ie_, 0, out + orow[r0 + r], oe_, 0, nc, 1, s_);
+    }
+  }
+
+  std::string name() const override { return std::string("typed over ") + raw_.name; }
+
+ private:
+  TileKernel raw_;
+  RowOp op_;
+  Scalars s_;
+  int64_t ie_, oe_;
+};
+
+}  // namespace
+
+bool typed_tiles_apply(const Problem& p) {
+  // Normalized problems have no extent-1 dims; hand-built ones may (tests), which the tiled
+  // geometry, made for normalized plain problems, is not meant for.
+  for (int k = 0; k < p.rank; ++k)
+    if (p.extent[k] < 2) return false;
+  return !p.strided && p.rank >= 2 && p.perm[0] != 0;
+}
+
+BackendPlanPtr typed_tile_plan(const Problem& p, RowOp op, const Scalars& s, bool reads_out,
+                               ExecSettings x, const TileRequest& tile) {
+  Shape sh = shape_of(p);
+  sh.eb = p.out_elem();
+  sh.in_eb = p.elem_size;
+  TileGeometry g;
+  std::string why;
+  make_tile_geometry(sh, tile, &g, &why);  // never a matrix request: always applies
+  if (reads_out || !staged_rows_fit(g)) x.nt = false;
+  const TileKernel raw = typed_tile_kernel(p.elem_size, x.isa);
+  auto conv = std::make_shared<ConvertTile>(raw, op, s, static_cast<int64_t>(p.elem_size),
+                                            static_cast<int64_t>(p.out_elem()));
+  return make_tile_plan("typed", g, x, predict_tile(g, p.volume, x), std::move(conv));
+}
+
+}  // namespace xpose::detail::cpu
