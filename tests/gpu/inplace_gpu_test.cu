@@ -72,6 +72,20 @@ TEST(InplaceGpu, SquaresEveryElementSizeAndLayout) {
         check_inplace(rng, {n, n}, {1, 0}, es, layout);
 }
 
+// 1- and 2-byte elements on rows that start on 4-byte words take the word tiles (transposed in
+// registers): whole tiles, partial edge tiles, the diagonal, planes of a batch.
+TEST(InplaceGpu, NarrowWordTiles) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("InplaceGpu.NarrowWordTiles"));
+  for (size_t es : {1, 2}) {
+    for (int64_t n : {4, 128, 132, 256, 260, 388, 1028})
+      check_inplace(rng, {n, n}, {1, 0}, es, n % 8 ? XPOSE_COL_MAJOR : XPOSE_ROW_MAJOR);
+    check_inplace(rng, {132, 132, 3}, {1, 0, 2}, es);  // planes adjacent in memory
+    check_inplace(rng, {260, 3, 260}, {2, 1, 0}, es);  // planes far apart
+    check_inplace(rng, {2, 66, 66}, {0, 2, 1}, es);    // folded into words of 2 elements
+  }
+}
+
 TEST(InplaceGpu, RandomSizesAndMisalignedData) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("InplaceGpu.Random") + 1);
@@ -89,7 +103,7 @@ TEST(InplaceGpu, RandomSizesAndMisalignedData) {
 TEST(InplaceGpu, ThreeDimensionalInvolutions) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("InplaceGpu.Involutions") + 2);
-  for (size_t es : {1, 4, 8, 16})
+  for (size_t es : {1, 2, 4, 8, 16})
     for (auto layout : {XPOSE_COL_MAJOR, XPOSE_ROW_MAJOR}) {
       check_inplace(rng, {97, 97, 3}, {1, 0, 2}, es, layout);    // T_yxz
       check_inplace(rng, {130, 2, 130}, {2, 1, 0}, es, layout);  // T_zyx
