@@ -209,54 +209,48 @@ __device__ __forceinline__ void store_part(uint8_t* d, uint64_t v, int lo, int h
   if (j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j));
 }
 
-// Column c's two words of block k (of 4 rows) for elements of ES bytes (columns_of's order).
-template <int ES>
-__device__ __forceinline__ uint2 column_pair(const uint32_t (&w)[2][4], int c) {
-  return ES == 1 ? make_uint2(w[0][c], w[1][c]) : make_uint2(w[0][2 * c], w[0][2 * c + 1]);
-}
-
 // The quads of a tile with disjoint runs (see the top of this file). A lane takes a word of
-// columns (4 / ES of them) and 16 bytes of each of its columns (two units of 8 / ES rows), with
-// the unit before them, and stores two aligned 8-byte words a column: lanes on consecutive unit
-// pairs of a word of columns, then the next word of columns (`pairs`, the tile's unit pairs a
-// column, divides the positions). Two units a lane share the unit before the second, the
-// column's alignment and its span entry. The words at a span's two ends keep only the span's
-// bytes (store_part). `cols`: valid input-run positions; `bytes`: valid bytes of each span.
+// columns (4 / ES of them) and 8 bytes of each of its columns (a unit: 8 / ES rows), with the
+// unit before them, and stores one aligned 8-byte word a column: lanes on consecutive units of
+// a word of columns, then the next word of columns (`units`, the tile's units a column, divides
+// the positions). The words at a span's two ends keep only the span's bytes (store_part).
+// `cols`: valid input-run positions; `bytes`: valid bytes of each column's span.
 template <int ES>
 __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* base,
                                             const uint8_t* data, const SpanEntry* spans,
-                                            int cols, int bytes, const FastDiv32& pairs) {
+                                            int cols, int bytes, const FastDiv32& units) {
   const uint32_t base_lo = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(base));
-  constexpr int kCols = 4 / ES, kBlocks = 2 / ES;  // blocks of 4 rows in a unit
+  constexpr int kCols = 4 / ES, kRows = 8 / ES;  // a unit's rows: 2 (or 1) blocks of 4
   const int groups = (cols + kCols - 1) / kCols;
-  for (int i = threadIdx.x; i < groups * static_cast<int>(pairs.d); i += kNarrowThreads) {
-    const int g = static_cast<int>(pairs.div(static_cast<uint32_t>(i)));
-    const int first = 16 * (i - g * static_cast<int>(pairs.d));  // the pair's first span byte
-    // Rows of the unit before the pair and of its two units in this word of columns (the
-    // padding before row 0 for the first pair), 4 rows to a 16-byte load.
+  for (int i = threadIdx.x; i < groups * static_cast<int>(units.d); i += kNarrowThreads) {
+    const int g = static_cast<int>(units.div(static_cast<uint32_t>(i)));
+    const int first = 8 * (i - g * static_cast<int>(units.d));  // the unit's first span byte
+    // Rows kRows (unit - 1) .. kRows (unit + 1) - 1 of this word of columns (the padding
+    // before row 0 for the first unit), 4 rows to a 16-byte load.
     const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, first / ES));
-    uint32_t w[3][2][4];  // [unit][block][column words, see columns_of]
+    uint32_t prev[2][4], cur[2][4];  // [block][column words, see columns_of]
 #pragma unroll
-    for (int u = 0; u < 3; ++u)
-#pragma unroll
-      for (int k = 0; k < kBlocks; ++k) columns_of<ES>(at[(u - 1) * kBlocks + k], w[u][k]);
+    for (int k = 0; k < kRows / 4; ++k) {
+      columns_of<ES>(at[k - kRows / 4], prev[k]);
+      columns_of<ES>(at[k], cur[k]);
+    }
 #pragma unroll
     for (int c = 0; c < kCols; ++c) {
       if (kCols * g + c >= cols) break;
       const int64_t start = spans[kCols * g + c].global;  // the column's span (a span a column)
       const int tau = static_cast<int>((base_lo + static_cast<uint32_t>(start)) & 7u);
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        // Column c's 8 bytes before the unit and its 8 bytes.
-        const uint2 b0 = column_pair<ES>(w[h], c), b1 = column_pair<ES>(w[h + 1], c);
-        const uint2 v = shift8(b0.x, b0.y, b1.x, b1.y, tau);
-        const int lo = first + 8 * h - tau;  // span byte of the word's start
-        uint8_t* word = base + (start + lo);
-        if (lo >= 0 && lo + 8 <= bytes)
-          *reinterpret_cast<uint2*>(word) = v;
-        else if (lo < bytes)
-          store_part(word, (uint64_t{v.y} << 32) | v.x, max(-lo, 0), min(bytes - lo, 8));
-      }
+      // Column c's 8 bytes before the unit and its 8 bytes, as two words each.
+      const uint32_t p0 = ES == 1 ? prev[0][c] : prev[0][2 * (c & 1)];
+      const uint32_t p1 = ES == 1 ? prev[1][c] : prev[0][2 * (c & 1) + 1];
+      const uint32_t v0 = ES == 1 ? cur[0][c] : cur[0][2 * (c & 1)];
+      const uint32_t v1 = ES == 1 ? cur[1][c] : cur[0][2 * (c & 1) + 1];
+      const uint2 v = shift8(p0, p1, v0, v1, tau);
+      uint8_t* word = base + (start - tau + first);
+      const int lo = first - tau;  // span byte of the word's start
+      if (lo >= 0 && lo + 8 <= bytes)
+        *reinterpret_cast<uint2*>(word) = v;
+      else if (lo < bytes)
+        store_part(word, (uint64_t{v.y} << 32) | v.x, max(-lo, 0), min(bytes - lo, 8));
     }
   }
 }
@@ -327,16 +321,16 @@ __device__ __forceinline__ void write_gathered(const NarrowParams& p, uint8_t* b
   }
 }
 
-// A tile's walk position, and for quads its unit pairs a column (write_quads divides by them).
+// A tile's walk position, and for quads its units a column (write_quads divides by them).
 struct TileInfo : TileBase {
-  FastDiv32 pairs;
+  FastDiv32 units;
 };
 
 template <Write W>
 __device__ __forceinline__ TileInfo tile_info(const NarrowParams& p, uint64_t t) {
   TileInfo i;
   static_cast<TileBase&>(i) = walk_tile(p.grid, p.n_grid, p.slot_tile, t);
-  if (W == Write::Quads) i.pairs = device_div(((run_bytes(p.wr, i) + 6) / 8 + 2) / 2);
+  if (W == Write::Quads) i.units = device_div((run_bytes(p.wr, i) + 6) / 8 + 1);
   return i;
 }
 
@@ -394,7 +388,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     __syncthreads();
     if constexpr (W == Write::Quads) {
       write_quads<ES>(p, out + b.out * ES, data, spans, run_bytes(p.rd, b) / ES,
-                      run_bytes(p.wr, b), b.pairs);
+                      run_bytes(p.wr, b), b.units);
     } else {
       write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
     }
