@@ -247,11 +247,57 @@ __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* base
       const uint2 v = shift8(p0, p1, v0, v1, tau);
       uint8_t* word = base + (start - tau + first);
       const int lo = first - tau;  // span byte of the word's start
-      if (lo >= 0 && lo + 8 <= bytes)
-        *reinterpret_cast<uint2*>(word) = v;
-      else if (lo < bytes)
-        store_part(word, (uint64_t{v.y} << 32) | v.x, max(-lo, 0), min(bytes - lo, 8));
+      if (lo >= 0 && lo + 8 <= bytes) *reinterpret_cast<uint2*>(word) = v;  // else the ends
     }
+  }
+}
+
+// Column c's word of a block of 4 rows (x, a 16-byte load of a column word): the column's bytes
+// (halfwords) of rows 0..3 (ES 1) or of rows 0, 1 (ES 2; rows 2, 3 with `high`).
+template <int ES>
+__device__ __forceinline__ uint32_t column_word_of(const uint4& x, int c, bool high) {
+  if constexpr (ES == 1) {
+    const unsigned s = static_cast<unsigned>(c) | static_cast<unsigned>(c + 4) << 4;
+    return __byte_perm(__byte_perm(x.x, x.y, s), __byte_perm(x.z, x.w, s), 0x5410);
+  } else {
+    const unsigned s = 0x5410u + 0x2222u * static_cast<unsigned>(c);
+    return high ? __byte_perm(x.z, x.w, s) : __byte_perm(x.x, x.y, s);
+  }
+}
+
+// The words at the spans' two ends that hold bytes outside the span (write_quads stores the
+// whole ones), a thread each: the column's 8 bytes of the word's unit and of the unit before it,
+// out of the column words as write_quads has them but for this column only, shifted alike and
+// stored as the span's bytes of the word (store_part). Kept out of write_quads, where a few
+// lanes' partial stores held every warp on the slower path.
+template <int ES>
+__device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* base,
+                                                const uint8_t* data, const SpanEntry* spans,
+                                                int cols, int bytes) {
+  constexpr int kCols = 4 / ES, kRows = 8 / ES;
+  const uint32_t base_lo = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(base));
+  for (int i = threadIdx.x; i < 2 * cols; i += kNarrowThreads) {
+    const int col = i >> 1;
+    const int64_t start = spans[col].global;
+    const int tau = static_cast<int>((base_lo + static_cast<uint32_t>(start)) & 7u);
+    const int last = (bytes - 1 + tau) / 8;  // the span's last word
+    const int w = (i & 1) ? last : 0;
+    // Whole words are write_quads'; a span within one word is its first word's.
+    if ((i & 1) ? last == 0 || (bytes + tau) % 8 == 0 : tau == 0 && bytes >= 8) continue;
+    const int first = 8 * w, c = col % kCols;
+    const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, col / kCols, kRows * w));
+    uint32_t u[4];  // the unit before and the unit, two words each
+    if constexpr (ES == 1) {
+      u[0] = column_word_of<1>(at[-2], c, false), u[1] = column_word_of<1>(at[-1], c, false);
+      u[2] = column_word_of<1>(at[0], c, false), u[3] = column_word_of<1>(at[1], c, false);
+    } else {
+      const uint4 x = at[-1], y = at[0];
+      u[0] = column_word_of<2>(x, c, false), u[1] = column_word_of<2>(x, c, true);
+      u[2] = column_word_of<2>(y, c, false), u[3] = column_word_of<2>(y, c, true);
+    }
+    const uint2 v = shift8(u[0], u[1], u[2], u[3], tau);
+    const int lo = first - tau;
+    store_part(base + (start + lo), (uint64_t{v.y} << 32) | v.x, max(-lo, 0), min(bytes - lo, 8));
   }
 }
 
@@ -387,8 +433,9 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     realign_rows<W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data);
     __syncthreads();
     if constexpr (W == Write::Quads) {
-      write_quads<ES>(p, out + b.out * ES, data, spans, run_bytes(p.rd, b) / ES,
-                      run_bytes(p.wr, b), b.units);
+      const int cols = run_bytes(p.rd, b) / ES, bytes = run_bytes(p.wr, b);
+      write_quads<ES>(p, out + b.out * ES, data, spans, cols, bytes, b.units);
+      write_quad_ends<ES>(p, out + b.out * ES, data, spans, cols, bytes);
     } else {
       write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
     }
