@@ -16,9 +16,9 @@
 //   input run's positions, i.e. columns): a lane takes 4 rows x one shared-memory word of
 //   columns and the 4 rows before them, transposes both 4x4-byte blocks (2x2 halfwords) with
 //   byte permutes, and funnel-shifts each column's bytes to the column's own output alignment,
-//   storing whole aligned 8-byte words (write_quads), or at the spans' two ends the span's bytes
-//   of the word as at most three aligned pieces. Rows are kept by column word, so four rows of a
-//   column word are one 16-byte load.
+//   storing whole aligned words (write_quads); the partial words at the spans' ends follow, a
+//   thread each (write_quad_ends). Rows are skewed by a word every four rows, so the 32 lanes'
+//   four-row blocks meet in 32 distinct banks.
 // - write, other tiles: a position is four aligned 4-byte words of a span, kNarrowGroup words
 //   apart; each word's elements are gathered from the rows (bytes or halfwords, at evenly
 //   spaced offsets or from the table) and stored whole, or element by element at the span's
@@ -75,13 +75,14 @@ __device__ __forceinline__ FastDiv32 device_div(uint32_t d) {
 // Starts the loads of a tile's rows into `raw`: row r at r x raw_pitch holds the aligned
 // 16-byte chunks that cover it (from the boundary at or before its first byte), each moved by
 // one thread with cp.async and committed as one group. Chunks that reach outside [in, in_end)
-// (the tensor's two ends) move their bytes inside it one by one; a tile away from the ends (the
-// common case, kClear) checks no chunk against them.
-template <bool kClear>
-__device__ __forceinline__ void load_chunks(const NarrowParams& p, const uint8_t* in,
-                                            const uint8_t* in_end, const uint8_t* tile,
-                                            const RowEntry* rows, const TileBase& b, int len,
-                                            uint8_t* raw) {
+// (the tensor's two ends) move their bytes inside it one by one.
+__device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* in,
+                                          const uint8_t* in_end, int64_t tile_in,
+                                          const RowEntry* rows, const TileBase& b, uint8_t* raw) {
+  const int len = run_bytes(p.rd, b);
+  const uint8_t* tile = in + tile_in;
+  // A tile away from the tensor's ends (the common case) checks no chunk against them.
+  const bool clear = tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes;
   // Lanes on consecutive chunks of a row (coalesced), rows one after the other.
   for (int i = threadIdx.x; i < p.raw_positions; i += kNarrowThreads) {
     const int r = static_cast<int>(p.raw_div.div(static_cast<uint32_t>(i)));
@@ -92,7 +93,7 @@ __device__ __forceinline__ void load_chunks(const NarrowParams& p, const uint8_t
     if (!inside(e.coord, b) || at >= shift + len) continue;
     const uint8_t* src = first - shift + at;
     uint8_t* dst = raw + r * p.raw_pitch + at;
-    if (kClear || (src >= in && src + kNarrowChunk <= in_end)) {
+    if (clear || (src >= in && src + kNarrowChunk <= in_end)) {
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
                        static_cast<unsigned>(__cvta_generic_to_shared(dst))),
                    "l"(src));
@@ -101,16 +102,6 @@ __device__ __forceinline__ void load_chunks(const NarrowParams& p, const uint8_t
         if (src + j >= in && src + j < in_end) dst[j] = src[j];
     }
   }
-}
-
-__device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* in,
-                                          const uint8_t* in_end, int64_t tile_in,
-                                          const RowEntry* rows, const TileBase& b, uint8_t* raw) {
-  const int len = run_bytes(p.rd, b);
-  if (tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes)
-    load_chunks<true>(p, in, in_end, in + tile_in, rows, b, len, raw);
-  else
-    load_chunks<false>(p, in, in_end, in + tile_in, rows, b, len, raw);
   asm volatile("cp.async.commit_group;\n" ::);
 }
 
@@ -130,15 +121,13 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
   const int positions = p.rd.runs * p.rd.per_run;
   if constexpr (W == Write::Quads) {
     const int column_bytes = 4 * p.column_words;
-    // No check of the tile's limits: rows past them are output-run positions past the spans'
-    // ends and chunks past the run are columns past the valid ones, which write_quads never
-    // stores (whatever their bytes; the raw rows are read within their buffer).
     for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
       const int k = static_cast<int>(p.rows_div.div(static_cast<uint32_t>(i)));
       const int r = i - k * p.rd.runs;
-      const uint32_t first = static_cast<uint32_t>(tile) + static_cast<uint32_t>(rows[r].global);
+      const RowEntry e = rows[r];
+      if (!inside(e.coord, b) || 16 * k >= len) continue;
       const uint4* src = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch) + k;
-      const uint4 v = realign16(src[0], src[1], static_cast<int>(first & 15));
+      const uint4 v = realign16(src[0], src[1], static_cast<int>((tile + e.global) & 15));
       uint8_t* dst = data + column_word(p, 4 * k, r);
       *reinterpret_cast<uint32_t*>(dst) = v.x;
       *reinterpret_cast<uint32_t*>(dst + column_bytes) = v.y;
@@ -169,6 +158,25 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
   }
 }
 
+// A column of a quad tile (disjoint runs) in this tile: its destination rounded down to 8 bytes
+// (an offset from the tile's output base) and how far past that its span starts.
+struct ColumnEntry {
+  int64_t word;
+  int32_t tau;
+  int32_t pad;
+};
+
+// The columns' entries of this tile, a thread a column (write_quads reads four per group).
+__device__ __forceinline__ void place_columns(const NarrowParams& p, const uint8_t* base,
+                                              const SpanEntry* spans, ColumnEntry* columns) {
+  const uint32_t lo = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(base));
+  for (int c = threadIdx.x; c < p.wr.runs; c += kNarrowThreads) {
+    const int64_t off = spans[c].global;
+    const int tau = static_cast<int>((lo + static_cast<uint32_t>(off)) & 7u);
+    columns[c] = {off - tau, tau, 0};
+  }
+}
+
 // Bytes [8 - tau, 16 - tau) of the 16 bytes p0 p1 v0 v1 (words, little-endian), tau in 0..7:
 // a column's 8 bytes before and 8 bytes of this unit, shifted to its output's 8-byte boundary.
 __device__ __forceinline__ uint2 shift8(uint32_t p0, uint32_t p1, uint32_t v0, uint32_t v1,
@@ -195,109 +203,89 @@ __device__ __forceinline__ void columns_of(const uint4& x, uint32_t (&col)[4]) {
   }
 }
 
-// Bytes [lo, hi) of the aligned 8-byte word at `d` (0 <= lo, hi <= 8), as the fewest aligned
-// stores of 1, 2 and 4 bytes (at most three: each store is an L2 request, and single bytes made
-// most of the kernel's requests when the ends went byte by byte).
-__device__ __forceinline__ void store_part(uint8_t* d, uint64_t v, int lo, int hi) {
-  int j = lo;
-  if ((j & 1) && j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j)), ++j;
-  if ((j & 2) && j + 2 <= hi)
-    *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
-  if (j + 4 <= hi) *reinterpret_cast<uint32_t*>(d + j) = static_cast<uint32_t>(v >> (8 * j)), j += 4;
-  if (j + 2 <= hi)
-    *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
-  if (j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j));
-}
-
-// The quads of a tile with disjoint runs (see the top of this file). A lane takes a word of
-// columns (4 / ES of them) and 8 bytes of each of its columns (a unit: 8 / ES rows), with the
-// unit before them, and stores one aligned 8-byte word a column: lanes on consecutive units of
-// a word of columns, then the next word of columns (`units`, the tile's units a column, divides
-// the positions). The words at a span's two ends keep only the span's bytes (store_part).
-// `cols`: valid input-run positions; `bytes`: valid bytes of each column's span.
+// The whole 8-byte words of the quads of a tile with disjoint runs (see the top of this file).
+// A lane takes a word of columns (4 / ES of them) and 8 bytes of each of its columns (a unit:
+// 8 / ES rows), with the unit before them, and stores one aligned 8-byte word a column: lanes
+// on consecutive units of a word of columns, then the next word of columns (`units`, the
+// tile's units a column, divides the positions).
 template <int ES>
 __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* base,
-                                            const uint8_t* data, const SpanEntry* spans,
-                                            int cols, int bytes, const FastDiv32& units) {
-  const uint32_t base_lo = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(base));
+                                            const uint8_t* data, const ColumnEntry* columns,
+                                            const TileBase& b, const FastDiv32& units) {
   constexpr int kCols = 4 / ES, kRows = 8 / ES;  // a unit's rows: 2 (or 1) blocks of 4
+  const int cols = run_bytes(p.rd, b) / ES;  // valid input-run positions
+  const int bytes = run_bytes(p.wr, b);      // valid bytes of each column's span
   const int groups = (cols + kCols - 1) / kCols;
   for (int i = threadIdx.x; i < groups * static_cast<int>(units.d); i += kNarrowThreads) {
     const int g = static_cast<int>(units.div(static_cast<uint32_t>(i)));
-    const int first = 8 * (i - g * static_cast<int>(units.d));  // the unit's first span byte
+    const int unit = i - g * static_cast<int>(units.d);
+    uint8_t* dst[kCols];
+    int tau[kCols];
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {  // the table has an entry for every span of a full tile
+      const ColumnEntry e = columns[kCols * g + c < p.wr.runs ? kCols * g + c : 0];
+      dst[c] = kCols * g + c < cols ? base + e.word : nullptr;
+      tau[c] = e.tau;
+    }
     // Rows kRows (unit - 1) .. kRows (unit + 1) - 1 of this word of columns (the padding
     // before row 0 for the first unit), 4 rows to a 16-byte load.
-    const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, first / ES));
+    const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, kRows * unit));
     uint32_t prev[2][4], cur[2][4];  // [block][column words, see columns_of]
 #pragma unroll
     for (int k = 0; k < kRows / 4; ++k) {
       columns_of<ES>(at[k - kRows / 4], prev[k]);
       columns_of<ES>(at[k], cur[k]);
     }
+    const int first = 8 * unit;
+    const bool interior = first >= 7 && first + 8 <= bytes;
 #pragma unroll
     for (int c = 0; c < kCols; ++c) {
-      if (kCols * g + c >= cols) break;
-      const int64_t start = spans[kCols * g + c].global;  // the column's span (a span a column)
-      const int tau = static_cast<int>((base_lo + static_cast<uint32_t>(start)) & 7u);
       // Column c's 8 bytes before the unit and its 8 bytes, as two words each.
       const uint32_t p0 = ES == 1 ? prev[0][c] : prev[0][2 * (c & 1)];
       const uint32_t p1 = ES == 1 ? prev[1][c] : prev[0][2 * (c & 1) + 1];
       const uint32_t v0 = ES == 1 ? cur[0][c] : cur[0][2 * (c & 1)];
       const uint32_t v1 = ES == 1 ? cur[1][c] : cur[0][2 * (c & 1) + 1];
-      const uint2 v = shift8(p0, p1, v0, v1, tau);
-      uint8_t* word = base + (start - tau + first);
-      const int lo = first - tau;  // span byte of the word's start
-      if (lo >= 0 && lo + 8 <= bytes) *reinterpret_cast<uint2*>(word) = v;  // else the ends
+      const int lo = first - tau[c];  // span byte of the word's start
+      if (dst[c] && (interior || (lo >= 0 && lo + 8 <= bytes)))  // else write_quad_ends
+        *reinterpret_cast<uint2*>(dst[c] + first) = shift8(p0, p1, v0, v1, tau[c]);
     }
   }
 }
 
-// Column c's word of a block of 4 rows (x, a 16-byte load of a column word): the column's bytes
-// (halfwords) of rows 0..3 (ES 1) or of rows 0, 1 (ES 2; rows 2, 3 with `high`).
-template <int ES>
-__device__ __forceinline__ uint32_t column_word_of(const uint4& x, int c, bool high) {
-  if constexpr (ES == 1) {
-    const unsigned s = static_cast<unsigned>(c) | static_cast<unsigned>(c + 4) << 4;
-    return __byte_perm(__byte_perm(x.x, x.y, s), __byte_perm(x.z, x.w, s), 0x5410);
-  } else {
-    const unsigned s = 0x5410u + 0x2222u * static_cast<unsigned>(c);
-    return high ? __byte_perm(x.z, x.w, s) : __byte_perm(x.x, x.y, s);
-  }
-}
-
-// The words at the spans' two ends that hold bytes outside the span (write_quads stores the
-// whole ones), a thread each: the column's 8 bytes of the word's unit and of the unit before it,
-// out of the column words as write_quads has them but for this column only, shifted alike and
-// stored as the span's bytes of the word (store_part). Kept out of write_quads, where a few
-// lanes' partial stores held every warp on the slower path.
+// The partial words of the quads: each column's first and last aligned 8-byte word where they
+// hold bytes outside its span (a thread each). The bytes in the span are gathered from the rows
+// into the word, then stored as the fewest aligned pieces of 4, 2 and 1 bytes (at most three:
+// each store is an L2 request, and single bytes made most of the kernel's requests).
 template <int ES>
 __device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* base,
-                                                const uint8_t* data, const SpanEntry* spans,
-                                                int cols, int bytes) {
-  constexpr int kCols = 4 / ES, kRows = 8 / ES;
-  const uint32_t base_lo = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(base));
+                                                const uint8_t* data, const ColumnEntry* columns,
+                                                const TileBase& b) {
+  const int cols = run_bytes(p.rd, b) / ES;
+  const int bytes = run_bytes(p.wr, b);
   for (int i = threadIdx.x; i < 2 * cols; i += kNarrowThreads) {
     const int col = i >> 1;
-    const int64_t start = spans[col].global;
-    const int tau = static_cast<int>((base_lo + static_cast<uint32_t>(start)) & 7u);
-    const int last = (bytes - 1 + tau) / 8;  // the span's last word
-    const int w = (i & 1) ? last : 0;
-    // Whole words are write_quads'; a span within one word is its first word's.
-    if ((i & 1) ? last == 0 || (bytes + tau) % 8 == 0 : tau == 0 && bytes >= 8) continue;
-    const int first = 8 * w, c = col % kCols;
-    const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, col / kCols, kRows * w));
-    uint32_t u[4];  // the unit before and the unit, two words each
-    if constexpr (ES == 1) {
-      u[0] = column_word_of<1>(at[-2], c, false), u[1] = column_word_of<1>(at[-1], c, false);
-      u[2] = column_word_of<1>(at[0], c, false), u[3] = column_word_of<1>(at[1], c, false);
-    } else {
-      const uint4 x = at[-1], y = at[0];
-      u[0] = column_word_of<2>(x, c, false), u[1] = column_word_of<2>(x, c, true);
-      u[2] = column_word_of<2>(y, c, false), u[3] = column_word_of<2>(y, c, true);
+    const int tau = columns[col].tau;
+    uint8_t* word = base + columns[col].word;  // 8-byte aligned; the span starts at + tau
+    const int words = (bytes - 1 + tau) / 8 + 1;
+    const int w = (i & 1) ? words - 1 : 0;
+    if ((i & 1) && words == 1) continue;  // the first word is the last
+    const int lo = max(8 * w - tau, 0) + tau - 8 * w, hi = min(8 * w - tau + 8, bytes) + tau - 8 * w;
+    if (lo == 0 && hi == 8) continue;     // whole: write_quads stored it
+    uint64_t v = 0;                       // bytes [lo, hi) of the word
+    for (int j = lo; j < hi; ++j) {
+      const int ob = 8 * w - tau + j, el = ob / ES;  // span byte, its row
+      v |= uint64_t{data[column_word(p, col * ES / 4, el) + (col * ES) % 4 + (ob - el * ES)]}
+           << (8 * j);
     }
-    const uint2 v = shift8(u[0], u[1], u[2], u[3], tau);
-    const int lo = first - tau;
-    store_part(base + (start + lo), (uint64_t{v.y} << 32) | v.x, max(-lo, 0), min(bytes - lo, 8));
+    uint8_t* d = word + 8 * w;
+    int j = lo;
+    if ((j & 1) && j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j)), ++j;
+    if ((j & 2) && j + 2 <= hi)
+      *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
+    if (j + 4 <= hi) *reinterpret_cast<uint32_t*>(d + j) = static_cast<uint32_t>(v >> (8 * j)), j += 4;
+    if (j + 2 <= hi)
+      *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
+    if (j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j));
   }
 }
 
@@ -389,6 +377,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   uint8_t* data = raw + 2 * p.raw_bytes;
   RowEntry* rows = reinterpret_cast<RowEntry*>(data + p.data_bytes);
   SpanEntry* spans = reinterpret_cast<SpanEntry*>(rows + p.rd.runs);
+  ColumnEntry* columns = reinterpret_cast<ColumnEntry*>(spans + p.wr.runs);  // quads only
   uint16_t* offs = reinterpret_cast<uint16_t*>(spans + p.wr.runs);            // tables only
   for (int i = threadIdx.x; i < p.rd.runs; i += kNarrowThreads) {
     const Decoded<int64_t> d = decode_index<int64_t>(p.rd.dim, p.rd.n_dims, i);
@@ -431,11 +420,11 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     }
     __syncthreads();
     realign_rows<W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data);
+    if constexpr (W == Write::Quads) place_columns(p, out + b.out * ES, spans, columns);
     __syncthreads();
     if constexpr (W == Write::Quads) {
-      const int cols = run_bytes(p.rd, b) / ES, bytes = run_bytes(p.wr, b);
-      write_quads<ES>(p, out + b.out * ES, data, spans, cols, bytes, b.units);
-      write_quad_ends<ES>(p, out + b.out * ES, data, spans, cols, bytes);
+      write_quads<ES>(p, out + b.out * ES, data, columns, b, b.units);
+      write_quad_ends<ES>(p, out + b.out * ES, data, columns, b);
     } else {
       write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
     }
