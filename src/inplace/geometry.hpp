@@ -19,16 +19,20 @@ constexpr int64_t kGpuBandWidth[5] = {8, 8, 1, 1, 8};
 // about the paper's choice relative to its matrices.
 constexpr int64_t kDefaultRegion = 64;
 // GPU tiles by log2(element size), for blocks of 32 x 8 threads: kGpuVector adjacent elements
-// per lane and access, so that a warp moves 256 bytes (1, 4 B) or 128 bytes (2 B) per access,
-// on tiles of kGpuTile = 32 x kGpuVector elements. On the H100 (docs/perf/inplace-h100.md,
-// run 5), these took 4-byte elements from 0.72 to 0.95 of copy, 2-byte from 0.53 to 0.79,
-// 1-byte from 0.40 to 0.75; 8 B: 0.90-0.96 with 32 x 32 one-element words.
+// per lane and access, on tiles of kGpuTile = 32 x kGpuVector elements. 1- and 2-byte elements
+// always move as 4-byte words (cuda_inplace.cu's word tiles; rows that do not start on a word
+// are realigned by funnel shifts); 4-byte elements move in pairs when every row starts on 8
+// bytes (H100, docs/perf/inplace-h100.md run 5: 0.72 -> 0.95 of copy); 8 B: 0.90-0.96 with
+// 32 x 32 one-element words.
 constexpr int kGpuVector[5] = {4, 2, 2, 1, 1};
 constexpr int kGpuTile[5] = {128, 64, 64, 32, 32};
-// When rows do not start on a vector (odd n, or a pointer that is not vector-aligned): one
-// element per access, on these tiles (64 x 64 for 1- and 2-byte elements: 0.39 and 0.53 of
-// copy against 0.2 and 0.36 with 32 x 32; 4 B: 0.72).
-constexpr int kGpuScalarTile[5] = {64, 64, 32, 32, 32};
+// Word tile edges (elements) by [K / 2][realigned] for K = 4 / size elements per word: 32 words
+// a row on rows that start on words, 31 where rows are realigned (the 32 aligned words lanes
+// load then cover any row's offset).
+constexpr int kGpuWordTile[3][2] = {{0, 0}, {64, 62}, {128, 124}};
+// 4 bytes and wider when rows do not start on a vector (odd n, or a pointer that is not
+// vector-aligned): one element per access, on these tiles (4 B: 0.72 of copy).
+constexpr int kGpuScalarTile[5] = {0, 0, 32, 32, 32};
 // CPU tile edge by log2(element size): a pair of tiles stays within 32 KiB (one L1).
 constexpr int kCpuTile[5] = {64, 64, 32, 32, 16};
 // CPU band width (tiles): bands of 16 tile columns keep the partner rows of a team's work
@@ -46,7 +50,8 @@ XPOSE_HD constexpr int log2_size(size_t bytes) {
 struct GpuTiles {
   size_t unit = 0;
   bool aligned = false;  // address is a multiple of the unit
-  int vector = 1;        // elements per access (> 1: every row starts on a vector)
+  int vector = 1;        // elements per access (> 1: every row starts on a vector; 1- and
+                         // 2-byte elements: else the realigned word tiles)
   int tile = 32;
 };
 
@@ -60,7 +65,8 @@ inline GpuTiles gpu_tiles(size_t unit, uintptr_t address, int64_t n) {
   // when n and the address are multiples of it; tile widths n - x0 then hold whole vectors.
   const auto v = static_cast<int64_t>(kGpuVector[l]);
   t.vector = v > 1 && n % v == 0 && address % (unit * v) == 0 ? kGpuVector[l] : 1;
-  t.tile = t.vector > 1 ? kGpuTile[l] : kGpuScalarTile[l];
+  if (l < 2) t.tile = kGpuWordTile[(4 >> l) / 2][t.vector == 1];
+  else t.tile = t.vector > 1 ? kGpuTile[l] : kGpuScalarTile[l];
   return t;
 }
 

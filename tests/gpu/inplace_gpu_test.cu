@@ -72,6 +72,24 @@ TEST(InplaceGpu, SquaresEveryElementSizeAndLayout) {
         check_inplace(rng, {n, n}, {1, 0}, es, layout);
 }
 
+// 1- and 2-byte elements take the word tiles (transposed in registers): rows on words (n a
+// multiple of 4 / size) and realigned rows (other n, offset data), whole tiles, partial edge
+// tiles, the diagonal, planes of a batch, more items than resident blocks (n = 4000, 4001),
+// and data whose last word reaches past its end (odd n^2).
+TEST(InplaceGpu, NarrowWordTiles) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("InplaceGpu.NarrowWordTiles"));
+  for (size_t es : {1, 2}) {
+    for (int64_t n : {4, 62, 63, 124, 125, 128, 132, 249, 250, 256, 260, 388, 1028, 4000, 4001})
+      check_inplace(rng, {n, n}, {1, 0}, es, n % 8 ? XPOSE_COL_MAJOR : XPOSE_ROW_MAJOR);
+    for (size_t offset : {1, 2, 3})
+      check_inplace(rng, {250, 250}, {1, 0}, es, XPOSE_COL_MAJOR, {}, offset);
+    check_inplace(rng, {132, 132, 3}, {1, 0, 2}, es);  // planes adjacent in memory
+    check_inplace(rng, {260, 3, 260}, {2, 1, 0}, es);  // planes far apart
+    check_inplace(rng, {2, 66, 66}, {0, 2, 1}, es);    // folded into words of 2 elements
+  }
+}
+
 TEST(InplaceGpu, RandomSizesAndMisalignedData) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("InplaceGpu.Random") + 1);
@@ -89,7 +107,7 @@ TEST(InplaceGpu, RandomSizesAndMisalignedData) {
 TEST(InplaceGpu, ThreeDimensionalInvolutions) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("InplaceGpu.Involutions") + 2);
-  for (size_t es : {1, 4, 8, 16})
+  for (size_t es : {1, 2, 4, 8, 16})
     for (auto layout : {XPOSE_COL_MAJOR, XPOSE_ROW_MAJOR}) {
       check_inplace(rng, {97, 97, 3}, {1, 0, 2}, es, layout);    // T_yxz
       check_inplace(rng, {130, 2, 130}, {2, 1, 0}, es, layout);  // T_zyx
