@@ -62,6 +62,39 @@ void check_views(const BackendPlan& plan, const Problem& p, Counts* n) {
   }
 }
 
+// A random typed problem of ranks 2-5: extents multiples of 4 (grouped phases) when `even`;
+// strides over 1-7 elements more per dim when `padded`; beta 0 or 1, alpha 1 or 0.5; 2^16 to
+// 2^28 elements (only planned, nothing is allocated).
+xpose_status_t random_typed(xpose_test::Rng& rng, bool even, bool padded, Problem* p) {
+  const bool complex = rng.below(4) == 0;
+  const xpose_type_t in = complex ? kComplex[rng.below(2)] : kReal[rng.below(6)];
+  const xpose_type_t out = complex ? kComplex[rng.below(2)] : kReal[rng.below(6)];
+  const int rank = 2 + static_cast<int>(rng.below(4));
+  std::vector<int64_t> ext(rank);
+  const int64_t per_dim = int64_t{1} << (18 / rank + static_cast<int>(rng.below(3)));
+  for (int64_t& e : ext) {
+    e = std::max<int64_t>(2, per_dim / 2 + static_cast<int64_t>(rng.below(per_dim)));
+    if (even) e += e % 4 == 0 ? 0 : 4 - e % 4;
+  }
+  const std::vector<int> perm = rng.permutation(rank);
+  std::vector<int64_t> in_s(rank), out_s(rank);
+  int64_t si = 1, so = 1;
+  for (int k = 0; k < rank; ++k) {
+    in_s[k] = si, out_s[k] = so;
+    si *= ext[k] + (padded ? 1 + static_cast<int64_t>(rng.below(7)) : 0);
+    so *= ext[perm[k]] + (padded ? 1 + static_cast<int64_t>(rng.below(7)) : 0);
+  }
+  xpose_desc_t d;
+  xpose_desc_init(&d);
+  d.in_type = in;
+  d.out_type = out;
+  d.beta[0] = rng.below(2) == 0 ? 0.0 : 1.0;
+  d.alpha[0] = rng.below(2) == 0 ? 1.0 : 0.5;
+  if (padded) d.in_strides = in_s.data(), d.out_strides = out_s.data();
+  return make_problem_ex(rank, ext.data(), perm.data(), type_info(in).size, &d, XPOSE_COL_MAJOR,
+                         p);
+}
+
 TEST(TypedPlan, StagedOldOutputsAndDepthFitTheBlock) {
   xpose_test::Rng rng(xpose_test::test_seed() ^ 0x5a7ed);
   SCOPED_TRACE(xpose_test::seed_note());
@@ -72,39 +105,8 @@ TEST(TypedPlan, StagedOldOutputsAndDepthFitTheBlock) {
   o.device = 0;
   Counts n;
   for (int i = 0; i < 600; ++i) {
-    const bool complex = rng.below(4) == 0;
-    const xpose_type_t in = complex ? kComplex[rng.below(2)] : kReal[rng.below(6)];
-    const xpose_type_t out = complex ? kComplex[rng.below(2)] : kReal[rng.below(6)];
-    const int rank = 2 + static_cast<int>(rng.below(4));
-    std::vector<int64_t> ext(rank), pad_ext(rank);
-    // Extents multiples of 4 (grouped phases) half of the time; 2^16 to 2^28 elements (only
-    // planned, nothing is allocated).
-    const int64_t per_dim = int64_t{1} << (18 / rank + static_cast<int>(rng.below(3)));
-    for (int k = 0; k < rank; ++k) {
-      ext[k] = std::max<int64_t>(2, per_dim / 2 + static_cast<int64_t>(rng.below(per_dim)));
-      if (i % 2 == 0) ext[k] += ext[k] % 4 == 0 ? 0 : 4 - ext[k] % 4;
-    }
-    const std::vector<int> perm = rng.permutation(rank);
-    // Padded tensors (strides over 1-7 elements more per dim) a third of the time.
-    std::vector<int64_t> in_s(rank), out_s(rank);
-    const bool padded = i % 3 == 0;
-    int64_t si = 1, so = 1;
-    for (int k = 0; k < rank; ++k) {
-      in_s[k] = si, out_s[k] = so;
-      si *= ext[k] + (padded ? 1 + static_cast<int64_t>(rng.below(7)) : 0);
-      so *= ext[perm[k]] + (padded ? 1 + static_cast<int64_t>(rng.below(7)) : 0);
-    }
-    xpose_desc_t d;
-    xpose_desc_init(&d);
-    d.in_type = in;
-    d.out_type = out;
-    d.beta[0] = rng.below(2) == 0 ? 0.0 : 1.0;
-    d.alpha[0] = rng.below(2) == 0 ? 1.0 : 0.5;
-    if (padded) d.in_strides = in_s.data(), d.out_strides = out_s.data();
     Problem p;
-    ASSERT_EQ(make_problem_ex(rank, ext.data(), perm.data(), type_info(in).size, &d,
-                              XPOSE_COL_MAJOR, &p),
-              XPOSE_SUCCESS);
+    ASSERT_EQ(random_typed(rng, i % 2 == 0, i % 3 == 0, &p), XPOSE_SUCCESS);
     BackendPlanPtr plan;
     ASSERT_EQ(cuda_plan_on(p, dev, o, "", &plan), XPOSE_SUCCESS) << p.to_string();
     check_views(*plan, p, &n);
