@@ -60,12 +60,13 @@ constexpr bool in_part(int in, int part) {
 // through the saturating instruction, overflow then made NaN (E4M3: past 464, halfway between
 // 448 and the NaN code, ties to 448 as even) or inf (E5M2: from 61440, the tie going to inf).
 // Everything else, and f64 compute, is convert.hpp's (tests/gpu/typed_gpu_test.cpp checks
-// every 8- and 16-bit input and the f32 rounding boundaries against it).
+// every 8- and 16-bit input and the f32 rounding boundaries against it). A bf16 NaN loads with
+// its payload: every f32 result goes through store_value, which makes NaNs canonical with the
+// sign kept (the same bits as making them canonical here), or positive_nan once scaled.
 template <xpose_type_t T, class C>
 __device__ __forceinline__ C load_value(typename cvt::FormatOf<T>::type::Bits x) {
   if constexpr (std::is_same_v<C, float> && T == XPOSE_TYPE_BF16) {
-    const uint32_t f = static_cast<uint32_t>(x) << 16;
-    return __uint_as_float((x & 0x7fffu) > 0x7f80u ? (f & 0x80000000u) | 0x7fc00000u : f);
+    return __uint_as_float(static_cast<uint32_t>(x) << 16);
   } else if constexpr (std::is_same_v<C, float> && T == XPOSE_TYPE_F16) {
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(static_cast<unsigned short>(x)));

@@ -25,6 +25,11 @@ inline constexpr int kMaxTileSmemBytes = 40 * 1024;
 inline constexpr int kMaxTileStages = 4;
 // Static shared memory of the tile kernel besides its buffers (the decoded next tiles).
 inline constexpr int kTileStaticSmemBytes = 64;
+// Typed tiles' shared memory per block with beta's staged old outputs (planner.cpp
+// typed_pipeline): two blocks of the small tiles per SM fit in it; their pipeline is then
+// kTypedDeepStages buffers deep where that many fit, else 2.
+inline constexpr int kTypedBlockSmemBytes = 96 * 1024;
+inline constexpr int kTypedDeepStages = 4;
 // TiledParams::group_slot of tiles whose read phase moves single elements.
 inline constexpr int32_t kNoGroup = -2;
 // Sentinel coordinates of a thread slot past the tile volume: never valid.
@@ -111,6 +116,11 @@ struct TiledParams {
   int32_t out_group_slot = kNoGroup;
   int32_t write_volume = 0;
   int32_t out_group_smem = 0;
+  // Typed tiles with beta != 0: byte offset in shared memory of the old outputs' staging slots
+  // (one per write position and stage, kElemsPerThread x threads words of the write phase's
+  // access, a stage apart), filled by cp.async with the tile's input; 0: the write phase reads
+  // them from global memory (outputs of 1 and 2 bytes stored one element at a time).
+  int32_t old_offset = 0;
   TileDim in[kMaxTileDims];
   TileDim out[kMaxTileDims];
   GridDim grid[kMaxGridDims];

@@ -402,6 +402,32 @@ void group_writes(const Problem& p, const Geometry& g, const Tile& T, const int*
   tp->out_group_slot = slot[k0];
 }
 
+// Typed tiles' pipeline (tile_kernel.cuh): inputs of 4 bytes and more, or read in groups, by
+// cp.async. With beta, the old outputs are staged beside the buffers where the write phase's
+// accesses are words (grouped) or whole elements of 4 bytes and more, and the pipeline is
+// kTypedDeepStages deep, both within kTypedBlockSmemBytes: read in the write phase, their
+// latency was exposed in every tile (f32 beta = 1 on the H100: median 0.69 -> 0.83 of copy,
+// docs/perf/typed-h100.md). Without beta the depth is 2: 4 ran 3-5 % slower there (the typed
+// tiles are not bound by the loads in flight). Returns the block's shared memory.
+unsigned typed_pipeline(const Geometry& g, int threads, TiledParams* tp) {
+  const int64_t buffer = int64_t{tp->buffer_elems} * g.esize;
+  if (g.esize < 4 && tp->group_slot == kNoGroup) {  // reads through registers
+    tp->stages = 1;
+    return static_cast<unsigned>(buffer);
+  }
+  tp->stages = 2;
+  int64_t old = 0;
+  if (tp->op.accumulate && (g.out_esize >= 4 || tp->out_group_slot != kNoGroup))
+    old = int64_t{kElemsPerThread} * threads * std::max(g.out_esize, 4);
+  if (old > 0 && 2 * (buffer + old) <= kTypedBlockSmemBytes) {
+    if (kTypedDeepStages * (buffer + old) <= kTypedBlockSmemBytes) tp->stages = kTypedDeepStages;
+    tp->old_offset = static_cast<int32_t>(tp->stages * buffer);
+  } else {
+    old = 0;
+  }
+  return static_cast<unsigned>(tp->stages * (buffer + old));
+}
+
 void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
   const Geometry g = geometry(p);
   Tile T;
@@ -468,11 +494,15 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     group_writes(p, g, T, slot, c.threads, &tp);
   }
   tp.buffer_elems = static_cast<int32_t>(buffer_bytes(T.smem_elems, g.esize) / g.esize);
-  // Typed tiles run the planner's depth only (tiled.cu).
-  tp.stages = std::max(p.typed() ? 1 : c.stages, g.esize >= 4 || tp.group_slot != kNoGroup ? 2 : 1);
-  spec->smem_bytes = static_cast<unsigned>(tp.buffer_elems * g.esize * tp.stages);
   tp.op = elem_op(p);
   tp.wide = wide_offsets(g, T) ? 1 : 0;
+  if (p.typed()) {
+    spec->smem_bytes = typed_pipeline(g, c.threads, &tp);
+    spec->choice.stages = tp.stages;
+    return;
+  }
+  tp.stages = std::max(c.stages, g.esize >= 4 ? 2 : 1);
+  spec->smem_bytes = static_cast<unsigned>(tp.buffer_elems * g.esize * tp.stages);
 }
 
 // Output dims fastest first, each with its input stride (direct_fits: offsets fit 32 bits).

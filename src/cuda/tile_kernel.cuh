@@ -135,9 +135,11 @@ __device__ __forceinline__ T* at(T* base, int64_t off) {
 // (TiledParams::out_group_slot) are written a word at a time: a position is G = 4 / size
 // elements along the output's dim 0, out_group_smem apart in shared memory, assembled in a
 // register and stored as one aligned 4-byte word (the offsets then count words; one element
-// per store kept 1-2 bytes per store instruction). Old output values (beta != 0) are read by
-// read_old before the tile's input is waited for, so their latency overlaps it; Old holds a
-// position's word (a group, or an element as the low bytes) or element.
+// per store kept 1-2 bytes per store instruction). Old output values (beta != 0) are staged in
+// shared memory by cp.async with the tile's input (issue_old_loads, where the planner gave
+// them room), else read by read_old before the tile's input is waited for, so their latency
+// overlaps it; Old holds a position's word (a group, or an element as the low bytes) or
+// element.
 template <class Op>
 using Old = std::conditional_t<(sizeof(typename Op::out_t) < 4), uint32_t, typename Op::out_t>;
 
@@ -228,27 +230,21 @@ __device__ __forceinline__ void tiles_through_registers(const TiledParams& p,
         else
           v[e] = in[b.in + rd.global[e]];
       }
-    Old<Op> y[kElemsPerThread] = {};  // typed tiles: the old output, read with the input
-    if constexpr (!Op::kPlain) read_old<Op>(p, out, wr, b, y);
 #pragma unroll
     for (int e = 0; e < kElemsPerThread; ++e)
       if (inside(rd.coord[e], b)) tile[rd.shared[e]] = v[e];
     __syncthreads();
-    if constexpr (Op::kPlain) {
 #pragma unroll
-      for (int e = 0; e < kElemsPerThread; ++e)
-        if (inside(wr.coord[e], b)) v[e] = tile[wr.shared[e]];
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(wr.coord[e], b)) v[e] = tile[wr.shared[e]];
 #pragma unroll
-      for (int e = 0; e < kElemsPerThread; ++e)
-        if (inside(wr.coord[e], b)) {
-          if constexpr ((1 << Piece) < sizeof(T))
-            store_pieces<Piece>(out + b.out + wr.global[e], v[e]);
-          else
-            out[b.out + wr.global[e]] = v[e];
-        }
-    } else {
-      write_typed<Op>(p, tile, out, wr, b, y);
-    }
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(wr.coord[e], b)) {
+        if constexpr ((1 << Piece) < sizeof(T))
+          store_pieces<Piece>(out + b.out + wr.global[e], v[e]);
+        else
+          out[b.out + wr.global[e]] = v[e];
+      }
     __syncthreads();
   }
 }
@@ -268,7 +264,29 @@ __device__ __forceinline__ void issue_tile_loads(const T* in, T* buf, const Tile
             dst + static_cast<unsigned>(rd.shared[e]) * static_cast<unsigned>(sizeof(T))),
         "l"(at(src, rd.global[e])), "r"(static_cast<int>(inside(rd.coord[e], b))),
         "n"(sizeof(T)));
-  asm volatile("cp.async.commit_group;\n" ::);
+}
+
+__device__ __forceinline__ void commit_group() { asm volatile("cp.async.commit_group;\n" ::); }
+
+// beta's old outputs at a tile's write positions, by cp.async into the staging slots `olds`
+// (TiledParams::old_offset: [position][thread], so that each thread reads back its own): the
+// write phase's words (grouped outputs of 1 and 2 bytes) or elements.
+template <class Op, class Off>
+__device__ __forceinline__ void issue_old_loads(const TiledParams& p,
+                                                const typename Op::out_t* out, Old<Op>* olds,
+                                                const TileBase& b, const Positions<Off>& wr) {
+  using W = Old<Op>;
+  const W* src = reinterpret_cast<const W*>(out) + b.out;
+  const TileBase g = write_base<Op>(p, b);
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(olds + threadIdx.x));
+  const unsigned row = blockDim.x * static_cast<unsigned>(sizeof(W));
+#pragma unroll
+  for (int e = 0; e < kElemsPerThread; ++e)
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n"
+        " @p cp.async.ca.shared.global [%0], [%1], %3;\n}\n" ::"r"(dst + e * row),
+        "l"(at(src, wr.global[e])), "r"(static_cast<int>(inside(wr.coord[e], g))),
+        "n"(sizeof(W)));
 }
 
 template <int N>
@@ -287,10 +305,12 @@ __device__ __forceinline__ void wait_groups() {
 // R: the unit of the read phase, the element (T) or, for typed tiles of 1- and 2-byte
 // elements, a group of 4 / sizeof(T) of them along input dim 0 (params.hpp `group_slot`);
 // `buf_elems` and the tile bases' input offsets count R units.
+// `next`: the tile `ahead` of the iterations of either parity, in the kernel's static shared
+// memory (one array for every depth a kernel instantiates).
 template <int S, class Op, class Off, class R = typename Op::in_t>
 __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* in,
                                                 typename Op::out_t* out, R* tile, int buf_elems,
-                                                const Positions<Off>& rd) {
+                                                const Positions<Off>& rd, TileBase* next) {
   using T = typename Op::in_t;
   // Grouped reads: the blocked slot along dim 0 (if any) is limited in groups.
   constexpr uint32_t kGroup = sizeof(R) / sizeof(T);
@@ -301,10 +321,16 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* i
     }
     return b;
   };
-  __shared__ TileBase next[2];  // the tile `ahead` of the iteration of that parity
-  static_assert(sizeof(next) <= kTileStaticSmemBytes, "the planner counts this shared memory");
   int64_t t = blockIdx.x;
   if (t >= p.num_tiles) return;
+  // Typed tiles decode their write positions first: beta's staged old outputs (old_async)
+  // join each tile's group of loads.
+  Old<Op>* const olds =
+      reinterpret_cast<Old<Op>*>(reinterpret_cast<char*>(tile) + p.old_offset);
+  const bool old_async = !Op::kPlain && p.old_offset != 0;
+  const int old_elems = kElemsPerThread * static_cast<int>(blockDim.x);
+  Positions<Off> wr;
+  if constexpr (!Op::kPlain) decode_positions(p.out, p.n_out, p.write_volume, p.out_step, wr);
   TileBase b[S - 1];
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
@@ -312,14 +338,13 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* i
     if (ts < p.num_tiles) {
       b[s] = decode_tile(p, ts);
       issue_tile_loads(in, tile + s * buf_elems, read_base(b[s]), rd);
-    } else {
-      asm volatile("cp.async.commit_group;\n" ::);
+      if (old_async) issue_old_loads<Op>(p, out, olds + s * old_elems, b[s], wr);
     }
+    commit_group();
   }
-  // The write positions are decoded while the first loads are in flight: at 1-16 MB a block
-  // moves ~2 tiles, and the decodes before its first load were its critical path.
-  Positions<Off> wr;
-  decode_positions(p.out, p.n_out, Op::kPlain ? p.volume : p.write_volume, p.out_step, wr);
+  // Plain tiles decode the write positions while the first loads are in flight: at 1-16 MB a
+  // block moves ~2 tiles, and the decodes before its first load were its critical path.
+  if constexpr (Op::kPlain) decode_positions(p.out, p.n_out, p.volume, p.out_step, wr);
   const int64_t step = gridDim.x;
   if (threadIdx.x == 0 && t + (S - 1) * step < p.num_tiles)
     next[0] = decode_tile(p, t + (S - 1) * step);
@@ -332,15 +357,24 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* i
     if (ahead < p.num_tiles) {
       nb = next[parity];
       issue_tile_loads(in, tile + ahead_buf * buf_elems, read_base(nb), rd);
-    } else {
-      asm volatile("cp.async.commit_group;\n" ::);
+      if (old_async) issue_old_loads<Op>(p, out, olds + ahead_buf * old_elems, nb, wr);
     }
+    commit_group();
     if (threadIdx.x == 0 && ahead + step < p.num_tiles)
       next[parity ^ 1] = decode_tile(p, ahead + step);
-    Old<Op> y[kElemsPerThread] = {};  // typed tiles: the old output, in flight with the wait
-    if constexpr (!Op::kPlain) read_old<Op>(p, out, wr, b[0], y);
+    // Typed tiles: the old output, staged with the tile or else read here, in flight with the
+    // wait.
+    Old<Op> y[kElemsPerThread] = {};
+    if constexpr (!Op::kPlain)
+      if (!old_async) read_old<Op>(p, out, wr, b[0], y);
     wait_groups<S - 1>();
     __syncthreads();
+    if constexpr (!Op::kPlain)
+      if (old_async) {
+#pragma unroll
+        for (int e = 0; e < kElemsPerThread; ++e)
+          y[e] = olds[buf * old_elems + e * static_cast<int>(blockDim.x) + threadIdx.x];
+      }
     // Every position reads its slot of the buffer (the full tile's; unused positions read slot
     // 0), so that only the stores are predicated; 16-byte elements with 64-bit offsets read
     // under the predicate too (four 16-byte values held at once spilled there).
@@ -368,6 +402,59 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* i
   }
 }
 
+// Typed tiles' depths (planner.cpp typed_pipeline): two instantiations, not the plain tiles'
+// three.
+template <class Op, class Off, class R>
+__device__ __forceinline__ void typed_pipelined(const TiledParams& p, const R* in,
+                                                typename Op::out_t* out, R* tile, int buf_elems,
+                                                const Positions<Off>& rd, TileBase* next) {
+  if (p.stages >= kTypedDeepStages)
+    tiles_pipelined<kTypedDeepStages, Op>(p, in, out, tile, buf_elems, rd, next);
+  else
+    tiles_pipelined<2, Op>(p, in, out, tile, buf_elems, rd, next);
+}
+
+// Typed tiles of 1- and 2-byte inputs read one element at a time (not grouped: odd leading
+// extents, strides), through registers: the next tile's loads are issued as soon as this
+// tile's values are in shared memory, so they are in flight during its write phase (loaded at
+// the top of each tile, as the plain path does, a block had no load in flight while it wrote:
+// +1-14 % on 12 of the 14 such cases of cutt-random, docs/perf/typed-h100.md).
+template <class Op, class Off>
+__device__ __forceinline__ void typed_tiles_through_registers(const TiledParams& p,
+                                                              const typename Op::in_t* in,
+                                                              typename Op::out_t* out,
+                                                              typename Op::in_t* tile,
+                                                              const Positions<Off>& rd,
+                                                              const Positions<Off>& wr) {
+  using T = typename Op::in_t;
+  int64_t t = blockIdx.x;
+  if (t >= p.num_tiles) return;
+  T v[kElemsPerThread];
+  const auto load = [&](const TileBase& b) {
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(rd.coord[e], b)) v[e] = in[b.in + rd.global[e]];
+  };
+  TileBase b = decode_tile(p, t);
+  load(b);
+  for (; t < p.num_tiles; t += gridDim.x) {
+    Old<Op> y[kElemsPerThread] = {};
+    read_old<Op>(p, out, wr, b, y);
+#pragma unroll
+    for (int e = 0; e < kElemsPerThread; ++e)
+      if (inside(rd.coord[e], b)) tile[rd.shared[e]] = v[e];
+    __syncthreads();
+    TileBase nb = b;
+    if (t + gridDim.x < p.num_tiles) {
+      nb = decode_tile(p, t + gridDim.x);
+      load(nb);
+    }
+    write_typed<Op>(p, tile, out, wr, b, y);
+    __syncthreads();
+    b = nb;
+  }
+}
+
 // Off: type of the tile-relative offsets (int32 unless the planner saw them overflow).
 // MaxThreads: kTileThreadsSmall (two blocks per SM) or kMaxTileThreads (one block per SM, big
 // tiles); either way the cap is 64 registers, which keeps enough loads in flight.
@@ -380,29 +467,32 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
   using T = typename Op::in_t;
   extern __shared__ uint4 smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);
+  __shared__ TileBase next[2];  // tiles_pipelined
+  static_assert(sizeof(next) <= kTileStaticSmemBytes, "the planner counts this shared memory");
   Positions<Off> rd;
   decode_positions(p.in, p.n_in, Op::kPlain ? p.volume : p.read_volume, p.in_step, rd);
   if constexpr (!Op::kPlain && sizeof(T) < 4) {
     if (p.group_slot != kNoGroup) {  // whole groups of elements, pipelined like wide ones
-      tiles_pipelined<2, Op>(p, reinterpret_cast<const uint32_t*>(in), out,
-                             reinterpret_cast<uint32_t*>(smem_raw),
-                             p.buffer_elems / static_cast<int>(4 / sizeof(T)), rd);
-      return;
+      typed_pipelined<Op>(p, reinterpret_cast<const uint32_t*>(in), out,
+                          reinterpret_cast<uint32_t*>(smem_raw),
+                          p.buffer_elems / static_cast<int>(4 / sizeof(T)), rd, next);
+    } else {
+      Positions<Off> wr;
+      decode_positions(p.out, p.n_out, p.write_volume, p.out_step, wr);
+      typed_tiles_through_registers<Op>(p, in, out, tile, rd, wr);
     }
-  }
-  if constexpr (sizeof(T) >= 4 && (1 << Piece) == sizeof(T)) {
-    // Typed tiles: the planner's depth (2) only, a third of the instantiations' code.
-    if constexpr (!Op::kPlain)
-      tiles_pipelined<2, Op>(p, in, out, tile, p.buffer_elems, rd);
-    else if (p.stages >= 4)
-      tiles_pipelined<4, Op>(p, in, out, tile, p.buffer_elems, rd);
+  } else if constexpr (!Op::kPlain) {
+    typed_pipelined<Op>(p, in, out, tile, p.buffer_elems, rd, next);
+  } else if constexpr (sizeof(T) >= 4 && (1 << Piece) == sizeof(T)) {
+    if (p.stages >= 4)
+      tiles_pipelined<4, Op>(p, in, out, tile, p.buffer_elems, rd, next);
     else if (p.stages == 3)
-      tiles_pipelined<3, Op>(p, in, out, tile, p.buffer_elems, rd);
+      tiles_pipelined<3, Op>(p, in, out, tile, p.buffer_elems, rd, next);
     else
-      tiles_pipelined<2, Op>(p, in, out, tile, p.buffer_elems, rd);
+      tiles_pipelined<2, Op>(p, in, out, tile, p.buffer_elems, rd, next);
   } else {
     Positions<Off> wr;
-    decode_positions(p.out, p.n_out, Op::kPlain ? p.volume : p.write_volume, p.out_step, wr);
+    decode_positions(p.out, p.n_out, p.volume, p.out_step, wr);
     tiles_through_registers<Piece, Op>(p, in, out, tile, rd, wr);
   }
 }
