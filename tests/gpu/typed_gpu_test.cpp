@@ -467,9 +467,11 @@ TEST(TypedGpu, ForcedSchemasOnTypedAndStrided) {
       std::printf("schema %s, types %d->%d%s: accepted %d shapes\n", schema, k.in, k.out,
                   k.strided ? " strided" : "", accepted);
       accepted_any += accepted;
+      // Random strides can leave a schema no shape of a strided kind (fvi-small, seed
+      // 391047818498041342): the dense kinds must each find one.
       if (plain_only)
         EXPECT_EQ(accepted, 0) << schema;
-      else if (!with_keys)
+      else if (!with_keys && !k.strided)
         EXPECT_GT(accepted, 0) << schema << " types " << k.in << "->" << k.out;
     }
     if (!plain_only) EXPECT_GT(accepted_any, 0) << schema;
