@@ -16,6 +16,7 @@
 #pragma GCC target("avx2")
 #endif
 
+#include "cpu/f32_block8.hpp"
 #include "cpu/narrow_blocks.hpp"
 #include "cpu/tile_loop.hpp"
 
@@ -62,18 +63,9 @@ struct Avx2Block4 {
   static constexpr int kB = 8;
   static constexpr size_t kE = 4;
   static void block(const char* in, const int64_t* icol, char* out, const int64_t* orow) {
-    __m256 r[8], t[8], s[8];
+    __m256 r[8], s[8];
     for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(reinterpret_cast<const float*>(in + icol[q]));
-    for (int q = 0; q < 8; q += 2) {
-      t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
-      t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
-    }
-    for (int q = 0; q < 8; q += 4) {
-      s[q] = _mm256_shuffle_ps(t[q], t[q + 2], _MM_SHUFFLE(1, 0, 1, 0));
-      s[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], _MM_SHUFFLE(3, 2, 3, 2));
-      s[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], _MM_SHUFFLE(1, 0, 1, 0));
-      s[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
+    transpose8x8_halves(r, s);
     for (int q = 0; q < 4; ++q) {
       _mm256_storeu_ps(reinterpret_cast<float*>(out + orow[q]),
                        _mm256_permute2f128_ps(s[q], s[q + 4], 0x20));

@@ -15,6 +15,8 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl")
 
+#include "cpu/f32_block8.hpp"
+
 namespace xpose::detail::cpu {
 namespace {
 
@@ -25,22 +27,13 @@ inline void block4(const char* in, const int64_t* icol, char* out, const int64_t
                    int nc) {
   const auto rmask = static_cast<__mmask8>((1u << nr) - 1);
   const auto cmask = static_cast<__mmask8>((1u << nc) - 1);
-  __m256 r[8], t[8], s[8];
+  __m256 r[8], s[8];
   for (int q = 0; q < 8; ++q) {
     const auto* p = reinterpret_cast<const float*>(in + (kFull || q < nc ? icol[q] : 0));
     r[q] = kFull ? _mm256_loadu_ps(p) : q < nc ? _mm256_maskz_loadu_ps(rmask, p)
                                                : _mm256_setzero_ps();
   }
-  for (int q = 0; q < 8; q += 2) {
-    t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
-    t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
-  }
-  for (int q = 0; q < 8; q += 4) {
-    s[q] = _mm256_shuffle_ps(t[q], t[q + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    s[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    s[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    s[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
+  transpose8x8_halves(r, s);
   for (int q = 0; q < 8; ++q) {
     if (!kFull && q >= nr) break;
     const __m256 row = _mm256_permute2f128_ps(s[q & 3], s[(q & 3) + 4], q < 4 ? 0x20 : 0x31);
