@@ -34,12 +34,15 @@ inline void block4(const char* in, const int64_t* icol, char* out, const int64_t
                                                : _mm256_setzero_ps();
   }
   transpose8x8_halves(r, s);
-  for (int q = 0; q < 8; ++q) {
-    if (!kFull && q >= nr) break;
-    const __m256 row = _mm256_permute2f128_ps(s[q & 3], s[(q & 3) + 4], q < 4 ? 0x20 : 0x31);
+  const auto store = [&](int q, __m256 row) {
     auto* p = reinterpret_cast<float*>(out + orow[q]);
     if (kFull) _mm256_storeu_ps(p, row);
     else _mm256_mask_storeu_ps(p, cmask, row);
+  };
+  // Immediates written out: unoptimized and sanitizer builds do not unroll a selection of them.
+  for (int q = 0; q < 4; ++q) {
+    if (kFull || q < nr) store(q, _mm256_permute2f128_ps(s[q], s[q + 4], 0x20));
+    if (kFull || q + 4 < nr) store(q + 4, _mm256_permute2f128_ps(s[q], s[q + 4], 0x31));
   }
 }
 
