@@ -253,7 +253,7 @@ TEST(TypedCpu, DenseProblemsThroughTheTiledEngine) {
   Rng rng(test_seed() ^ 0xde45e);
   SCOPED_TRACE(seed_note());
   const std::vector<Pair> pairs = allowed_pairs();
-  // Every other case from f32, whose rows have hand-written AVX-512 code (typed_fast_avx512.hpp).
+  // Every other case from f32, whose rows have hand-written code (typed_fast_avx2/avx512.hpp).
   const Pair from_f32[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0},
                            {XPOSE_TYPE_F32, XPOSE_TYPE_F16, 0},
                            {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0}};

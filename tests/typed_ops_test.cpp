@@ -1,5 +1,5 @@
 // The typed element operations of every instruction set (src/cpu/typed_ops*.cpp, with the
-// hand-written AVX-512 rows of typed_fast_avx512.hpp) against the baseline build of
+// hand-written rows of typed_fast_avx2.hpp and typed_fast_avx512.hpp) against the baseline build of
 // src/core/convert.hpp (itself checked against a slow reference in convert_test.cpp), byte for
 // byte: every 16-bit input pattern, and for f32 inputs every upper half with the lower halves
 // at and around each rounding boundary plus random ones; rows of random lengths so that every

@@ -1,0 +1,142 @@
+// Hand-vectorized contiguous rows of the typed element operations for AVX2 with F16C: the
+// rows of typed_fast_avx512.hpp for CPUs without AVX-512, where GCC's vectorization of
+// src/core/convert.hpp's generic integer rounding stays slow. Included by typed_ops_body.hpp in
+// typed_ops_avx2.cpp only, under that file's target pragma. Each result is the one convert.hpp
+// gives, bit for bit (tests/typed_ops_test.cpp compares them with the baseline build
+// exhaustively over 16-bit inputs, densely over f32 ones, and under FTZ/DAZ):
+//  - f16 <-> f32 by F16C (vcvtph2ps is exact; vcvtps2ph rounds to nearest even as the
+//    instruction says, with inf on overflow and f16 subnormals), NaN then made canonical with
+//    its sign;
+//  - f32 -> bf16 in 32-bit lanes, the rounding of convert.hpp's round_bits for it (bf16 ->
+//    e4m3 in 32-bit lanes, as AVX2's variable shifts need, ran no faster than GCC's
+//    vectorization of the generic code, 2.7 against 2.9 G elements/s, and is left to it);
+//  - f32 -> f32 with alpha / beta in f32 arithmetic, each product and sum rounded (the
+//    including file does not enable FMA), NaN results the positive quiet NaN.
+// Rows end with at most a vector's worth of elements through convert.hpp itself.
+// No include guard: part of typed_ops_body.hpp's instantiation.
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace xpose::detail::cpu {
+namespace {
+
+inline __m256i splat(int v) { return _mm256_set1_epi32(v); }
+
+// Elements [from, n) of a row through convert.hpp (as typed_ops_body.hpp's FloatOp).
+template <xpose_type_t IT, xpose_type_t OT, bool kA, bool kB>
+inline void scalar_tail(const char* x, char* y, int64_t from, int64_t n, float a, float b) {
+  using In = typename cvt::FormatOf<IT>::type::Bits;
+  using Out = typename cvt::FormatOf<OT>::type::Bits;
+  for (int64_t e = from; e < n; ++e) {
+    In v;
+    std::memcpy(&v, x + e * int64_t{sizeof(In)}, sizeof v);
+    float w = 0;
+    if constexpr (kB) {
+      Out old;
+      std::memcpy(&old, y + e * int64_t{sizeof(Out)}, sizeof old);
+      w = cvt::load_as<OT, float>(old);
+    }
+    const Out r = cvt::store_from<OT, float>(
+        cvt::axpby<kA, kB>(a, cvt::load_as<IT, float>(v), b, w));
+    std::memcpy(y + e * int64_t{sizeof(Out)}, &r, sizeof r);
+  }
+}
+
+inline __m256i f16_to_f32(__m128i h) {
+  const __m256i f = _mm256_castps_si256(_mm256_cvtph_ps(h));
+  const __m256i w = _mm256_cvtepu16_epi32(h);
+  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(w, splat(0x7fff)), splat(0x7c00));
+  const __m256i canon = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(w, 16), splat(INT32_MIN)),
+                                        splat(0x7fc00000));
+  return _mm256_blendv_epi8(f, canon, nan);
+}
+
+// vcvtps2ph keeps a NaN's sign and quiets it, so the canonical NaN is made from its result.
+inline __m128i f32_to_f16(__m256i x) {
+  const __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(x),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m128i nan = _mm_cmpgt_epi16(_mm_and_si128(h, _mm_set1_epi16(0x7fff)),
+                                      _mm_set1_epi16(0x7c00));
+  const __m128i canon = _mm_or_si128(_mm_and_si128(h, _mm_set1_epi16(INT16_MIN)),
+                                     _mm_set1_epi16(0x7e00));
+  return _mm_blendv_epi8(h, canon, nan);
+}
+
+// round_bits<BF16, F32> in 32-bit lanes: the same exponent range, so subnormals round like
+// normals and an overflowing magnitude carries into the inf pattern by itself.
+inline __m256i f32_to_bf16_lanes(__m256i x) {
+  const __m256i a = _mm256_and_si256(x, splat(0x7fffffff));
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(a, 16), splat(1));
+  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, splat(0x7fff)), odd), 16);
+  r = _mm256_blendv_epi8(r, splat(0x7fc0), _mm256_cmpgt_epi32(a, splat(0x7f800000)));
+  return _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(x, 16), splat(0x8000)));
+}
+
+// Two registers of 32-bit lanes holding 16-bit values, in order, as one of 16-bit lanes.
+inline __m256i pack16(__m256i lo, __m256i hi) {
+  return _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
+}
+
+// Rows: whole vectors, then the rest through scalar_tail (FastRow, typed_ops_body.hpp).
+template <>
+struct FastRow<XPOSE_TYPE_F16, XPOSE_TYPE_F32, false, false> {
+  static constexpr bool kHas = true;
+  static void run(const char* x, char* y, int64_t n, float a, float b) {
+    int64_t e = 0;
+    for (; e + 8 <= n; e += 8)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 4 * e),
+                          f16_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 2 * e))));
+    scalar_tail<XPOSE_TYPE_F16, XPOSE_TYPE_F32, false, false>(x, y, e, n, a, b);
+  }
+};
+
+template <>
+struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F16, false, false> {
+  static constexpr bool kHas = true;
+  static void run(const char* x, char* y, int64_t n, float a, float b) {
+    int64_t e = 0;
+    for (; e + 8 <= n; e += 8)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + 2 * e),
+                       f32_to_f16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 4 * e))));
+    scalar_tail<XPOSE_TYPE_F32, XPOSE_TYPE_F16, false, false>(x, y, e, n, a, b);
+  }
+};
+
+template <>
+struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_BF16, false, false> {
+  static constexpr bool kHas = true;
+  static void run(const char* x, char* y, int64_t n, float a, float b) {
+    int64_t e = 0;
+    for (; e + 16 <= n; e += 16) {
+      const auto* p = reinterpret_cast<const __m256i*>(x + 4 * e);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 2 * e),
+                          pack16(f32_to_bf16_lanes(_mm256_loadu_si256(p)),
+                                 f32_to_bf16_lanes(_mm256_loadu_si256(p + 1))));
+    }
+    scalar_tail<XPOSE_TYPE_F32, XPOSE_TYPE_BF16, false, false>(x, y, e, n, a, b);
+  }
+};
+
+// f32 -> f32 scaled (an unscaled one is a byte copy, never typed): axpby's rule.
+template <bool kA, bool kB>
+struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F32, kA, kB> {
+  static constexpr bool kHas = kA || kB;
+  static void run(const char* x, char* y, int64_t n, float a, float b) {
+    auto* out = reinterpret_cast<float*>(y);
+    const auto* in = reinterpret_cast<const float*>(x);
+    const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
+    const __m256 qnan = _mm256_castsi256_ps(splat(0x7fc00000));
+    int64_t e = 0;
+    for (; e + 8 <= n; e += 8) {
+      __m256 v = _mm256_loadu_ps(in + e);
+      if constexpr (kA) v = _mm256_mul_ps(va, v);
+      if constexpr (kB) v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_loadu_ps(out + e)));
+      _mm256_storeu_ps(out + e, _mm256_blendv_ps(v, qnan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    }
+    scalar_tail<XPOSE_TYPE_F32, XPOSE_TYPE_F32, kA, kB>(x, y, e, n, a, b);
+  }
+};
+
+}  // namespace
+}  // namespace xpose::detail::cpu
