@@ -12,36 +12,13 @@
 //    vectorization of the generic code, 2.7 against 2.9 G elements/s, and is left to it);
 //  - f32 -> f32 with alpha / beta in f32 arithmetic, each product and sum rounded (the
 //    including file does not enable FMA), NaN results the positive quiet NaN.
-// Rows end with at most a vector's worth of elements through convert.hpp itself.
 // No include guard: part of typed_ops_body.hpp's instantiation.
 #include <immintrin.h>
-
-#include <cstring>
 
 namespace xpose::detail::cpu {
 namespace {
 
 inline __m256i splat(int v) { return _mm256_set1_epi32(v); }
-
-// Elements [from, n) of a row through convert.hpp (as typed_ops_body.hpp's FloatOp).
-template <xpose_type_t IT, xpose_type_t OT, bool kA, bool kB>
-inline void scalar_tail(const char* x, char* y, int64_t from, int64_t n, float a, float b) {
-  using In = typename cvt::FormatOf<IT>::type::Bits;
-  using Out = typename cvt::FormatOf<OT>::type::Bits;
-  for (int64_t e = from; e < n; ++e) {
-    In v;
-    std::memcpy(&v, x + e * int64_t{sizeof(In)}, sizeof v);
-    float w = 0;
-    if constexpr (kB) {
-      Out old;
-      std::memcpy(&old, y + e * int64_t{sizeof(Out)}, sizeof old);
-      w = cvt::load_as<OT, float>(old);
-    }
-    const Out r = cvt::store_from<OT, float>(
-        cvt::axpby<kA, kB>(a, cvt::load_as<IT, float>(v), b, w));
-    std::memcpy(y + e * int64_t{sizeof(Out)}, &r, sizeof r);
-  }
-}
 
 inline __m256i f16_to_f32(__m128i h) {
   const __m256i f = _mm256_castps_si256(_mm256_cvtph_ps(h));
@@ -78,35 +55,35 @@ inline __m256i pack16(__m256i lo, __m256i hi) {
   return _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
 }
 
-// Rows: whole vectors, then the rest through scalar_tail (FastRow, typed_ops_body.hpp).
+// Rows: whole vectors; FastRow's caller (typed_ops_body.hpp) does the rest element by element.
 template <>
 struct FastRow<XPOSE_TYPE_F16, XPOSE_TYPE_F32, false, false> {
   static constexpr bool kHas = true;
-  static void run(const char* x, char* y, int64_t n, float a, float b) {
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
     int64_t e = 0;
     for (; e + 8 <= n; e += 8)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 4 * e),
                           f16_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 2 * e))));
-    scalar_tail<XPOSE_TYPE_F16, XPOSE_TYPE_F32, false, false>(x, y, e, n, a, b);
+    return e;
   }
 };
 
 template <>
 struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F16, false, false> {
   static constexpr bool kHas = true;
-  static void run(const char* x, char* y, int64_t n, float a, float b) {
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
     int64_t e = 0;
     for (; e + 8 <= n; e += 8)
       _mm_storeu_si128(reinterpret_cast<__m128i*>(y + 2 * e),
                        f32_to_f16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 4 * e))));
-    scalar_tail<XPOSE_TYPE_F32, XPOSE_TYPE_F16, false, false>(x, y, e, n, a, b);
+    return e;
   }
 };
 
 template <>
 struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_BF16, false, false> {
   static constexpr bool kHas = true;
-  static void run(const char* x, char* y, int64_t n, float a, float b) {
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
     int64_t e = 0;
     for (; e + 16 <= n; e += 16) {
       const auto* p = reinterpret_cast<const __m256i*>(x + 4 * e);
@@ -114,7 +91,7 @@ struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_BF16, false, false> {
                           pack16(f32_to_bf16_lanes(_mm256_loadu_si256(p)),
                                  f32_to_bf16_lanes(_mm256_loadu_si256(p + 1))));
     }
-    scalar_tail<XPOSE_TYPE_F32, XPOSE_TYPE_BF16, false, false>(x, y, e, n, a, b);
+    return e;
   }
 };
 
@@ -122,7 +99,7 @@ struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_BF16, false, false> {
 template <bool kA, bool kB>
 struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F32, kA, kB> {
   static constexpr bool kHas = kA || kB;
-  static void run(const char* x, char* y, int64_t n, float a, float b) {
+  static int64_t run(const char* x, char* y, int64_t n, float a, float b) {
     auto* out = reinterpret_cast<float*>(y);
     const auto* in = reinterpret_cast<const float*>(x);
     const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
@@ -134,7 +111,7 @@ struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F32, kA, kB> {
       if constexpr (kB) v = _mm256_add_ps(v, _mm256_mul_ps(vb, _mm256_loadu_ps(out + e)));
       _mm256_storeu_ps(out + e, _mm256_blendv_ps(v, qnan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
     }
-    scalar_tail<XPOSE_TYPE_F32, XPOSE_TYPE_F32, kA, kB>(x, y, e, n, a, b);
+    return e;
   }
 };
 

@@ -91,18 +91,20 @@ inline __m256i bf16_to_e4m3(__m512i x) {
 }
 
 
-// Rows: whole registers, then one masked register for the rest (FastRow, typed_ops_body.hpp).
+// Rows: whole registers, then one masked register for the rest (FastRow, typed_ops_body.hpp):
+// all n elements.
 template <>
 struct FastRow<XPOSE_TYPE_F16, XPOSE_TYPE_F32, false, false> {
   static constexpr bool kHas = true;
-  static void run(const char* x, char* y, int64_t n, float, float) {
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
     int64_t e = 0;
     for (; e + 16 <= n; e += 16)
       _mm512_storeu_si512(y + 4 * e, f16_to_f32(_mm256_loadu_si256(
                                          reinterpret_cast<const __m256i*>(x + 2 * e))));
-    if (e == n) return;
+    if (e == n) return n;
     const __mmask16 m = first16(n - e);
     _mm512_mask_storeu_epi32(y + 4 * e, m, f16_to_f32(_mm256_maskz_loadu_epi16(m, x + 2 * e)));
+    return n;
   }
 };
 
@@ -121,30 +123,33 @@ inline void narrow_row(const char* x, char* y, int64_t n) {
 template <>
 struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F16, false, false> {
   static constexpr bool kHas = true;
-  static void run(const char* x, char* y, int64_t n, float, float) {
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
     narrow_row<f32_to_f16>(x, y, n);
+    return n;
   }
 };
 
 template <>
 struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_BF16, false, false> {
   static constexpr bool kHas = true;
-  static void run(const char* x, char* y, int64_t n, float, float) {
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
     narrow_row<f32_to_bf16>(x, y, n);
+    return n;
   }
 };
 
 template <>
 struct FastRow<XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, false, false> {
   static constexpr bool kHas = true;
-  static void run(const char* x, char* y, int64_t n, float, float) {
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
     int64_t e = 0;
     for (; e + 32 <= n; e += 32)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e),
                           bf16_to_e4m3(_mm512_loadu_si512(x + 2 * e)));
-    if (e == n) return;
+    if (e == n) return n;
     const __mmask32 m = first32(n - e);
     _mm256_mask_storeu_epi8(y + e, m, bf16_to_e4m3(_mm512_maskz_loadu_epi16(m, x + 2 * e)));
+    return n;
   }
 };
 
@@ -158,7 +163,7 @@ struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F32, kA, kB> {
     const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
     return _mm512_mask_mov_ps(v, nan, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
   }
-  static void run(const char* x, char* y, int64_t n, float a, float b) {
+  static int64_t run(const char* x, char* y, int64_t n, float a, float b) {
     auto* out = reinterpret_cast<float*>(y);
     const auto* in = reinterpret_cast<const float*>(x);
     int64_t e = 0;
@@ -166,10 +171,11 @@ struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F32, kA, kB> {
       const __m512 w = kB ? _mm512_loadu_ps(out + e) : _mm512_setzero_ps();
       _mm512_storeu_ps(out + e, at(_mm512_loadu_ps(in + e), w, a, b));
     }
-    if (e == n) return;
+    if (e == n) return n;
     const __mmask16 m = first16(n - e);
     const __m512 w = kB ? _mm512_maskz_loadu_ps(m, out + e) : _mm512_setzero_ps();
     _mm512_mask_storeu_ps(out + e, m, at(_mm512_maskz_loadu_ps(m, in + e), w, a, b));
+    return n;
   }
 };
 

@@ -9,12 +9,13 @@
 namespace xpose::detail::cpu {
 namespace {
 
-// Hand-written contiguous rows of an operation: run(x, y, n, alpha, beta) over n elements, where
+// Hand-written contiguous rows of an operation: run(x, y, n, alpha, beta) does the first
+// elements of a row of n and returns how many (row() does the rest element by element), where
 // the including file provides them (XPOSE_TYPED_FAST, a header of specializations with kHas).
 template <xpose_type_t IT, xpose_type_t OT, bool kA, bool kB>
 struct FastRow {
   static constexpr bool kHas = false;
-  static void run(const char*, char*, int64_t, float, float) {}
+  static int64_t run(const char*, char*, int64_t, float, float) { return 0; }
 };
 
 }  // namespace
@@ -99,14 +100,12 @@ void row(const char* src, int64_t ss, int64_t sr, char* dst, int64_t ds, int64_t
   const C ar = d ? C(s.ad[0]) : C(s.af[0]), ai = d ? C(s.ad[1]) : C(s.af[1]);
   const C br = d ? C(s.bd[0]) : C(s.bf[0]), bi = d ? C(s.bd[1]) : C(s.bf[1]);
   if (ss == int64_t{P * sizeof(In)} && ds == int64_t{P * sizeof(Out)}) {
-    if constexpr (Op::Fast::kHas) {
-      for (int64_t r = 0; r < rows; ++r) Op::Fast::run(src + r * sr, dst + r * dr, n, ar, br);
-      return;
-    }
     for (int64_t r = 0; r < rows; ++r) {
+      int64_t e = 0;
+      if constexpr (Op::Fast::kHas) e = Op::Fast::run(src + r * sr, dst + r * dr, n, ar, br);
       const In* __restrict x = reinterpret_cast<const In*>(src + r * sr);
       Out* __restrict y = reinterpret_cast<Out*>(dst + r * dr);
-      for (int64_t e = 0; e < n; ++e) Op::at(x + P * e, y + P * e, ar, ai, br, bi);
+      for (; e < n; ++e) Op::at(x + P * e, y + P * e, ar, ai, br, bi);
     }
     return;
   }
