@@ -232,8 +232,7 @@ template <int K, bool kRealign>
 __device__ __forceinline__ void swap_word_tiles(const SwapGeometry& g, const TileJob& job,
                                                 unsigned char* data, const unsigned char* end,
                                                 WordTile* lower, WordTile* upper) {
-  constexpr int kT = inplace::kGpuWordTile[K / 2][kRealign];
-  static_assert(kT <= 32 * K, "a tile row is at most 32 words");
+  constexpr int kT = inplace::gpu_word_tile(K, kRealign);
   constexpr int64_t kSize = 4 / K;
   const int64_t s = g.row_stride * kSize;
   const bool diagonal = job.x0 == job.y0;
@@ -328,7 +327,8 @@ xpose_status_t launch_shape(const inplace::GpuTiles& tiles, const SwapGeometry& 
                             uint64_t bytes, cudaStream_t st) {
   constexpr int kV = inplace::kGpuVector[kLog2], kT = inplace::kGpuTile[kLog2];
   if constexpr (kLog2 < 2) {
-    static_assert(kV == 4 >> kLog2 && kT == 32 * kV, "a word tile's row is 32 words");
+    static_assert(kV == 4 >> kLog2 && kT == inplace::gpu_word_tile(kV, false),
+                  "a word holds kV elements; kGpuTile is the word tiles' edge");
     if (tiles.vector > 1) return launch_narrow<kV, false>(g, data, bytes, st);
     return launch_narrow<kV, true>(g, data, bytes, st);
   } else {

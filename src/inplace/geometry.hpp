@@ -26,10 +26,10 @@ constexpr int64_t kDefaultRegion = 64;
 // 32 x 32 one-element words.
 constexpr int kGpuVector[5] = {4, 2, 2, 1, 1};
 constexpr int kGpuTile[5] = {128, 64, 64, 32, 32};
-// Word tile edges (elements) by [K / 2][realigned] for K = 4 / size elements per word: 32 words
-// a row on rows that start on words, 31 where rows are realigned (the 32 aligned words lanes
-// load then cover any row's offset).
-constexpr int kGpuWordTile[3][2] = {{0, 0}, {64, 62}, {128, 124}};
+// The word tiles' edge (elements) for K = 4 / size elements a word: kGpuTile's 32 words a row
+// where rows start on words, 31 where rows are realigned (the 32 aligned words lanes load then
+// cover any row's offset).
+XPOSE_HD constexpr int gpu_word_tile(int k, bool realigned) { return (realigned ? 31 : 32) * k; }
 // 4 bytes and wider when rows do not start on a vector (odd n, or a pointer that is not
 // vector-aligned): one element per access, on these tiles (4 B: 0.72 of copy).
 constexpr int kGpuScalarTile[5] = {0, 0, 32, 32, 32};
@@ -65,7 +65,7 @@ inline GpuTiles gpu_tiles(size_t unit, uintptr_t address, int64_t n) {
   // when n and the address are multiples of it; tile widths n - x0 then hold whole vectors.
   const auto v = static_cast<int64_t>(kGpuVector[l]);
   t.vector = v > 1 && n % v == 0 && address % (unit * v) == 0 ? kGpuVector[l] : 1;
-  if (l < 2) t.tile = kGpuWordTile[(4 >> l) / 2][t.vector == 1];
+  if (l < 2) t.tile = gpu_word_tile(kGpuVector[l], t.vector == 1);
   else t.tile = t.vector > 1 ? kGpuTile[l] : kGpuScalarTile[l];
   return t;
 }
