@@ -24,8 +24,8 @@ inline __m256i f16_to_f32(__m128i h) {
   const __m256i f = _mm256_castps_si256(_mm256_cvtph_ps(h));
   const __m256i w = _mm256_cvtepu16_epi32(h);
   const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(w, splat(0x7fff)), splat(0x7c00));
-  const __m256i canon = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(w, 16), splat(INT32_MIN)),
-                                        splat(0x7fc00000));
+  const __m256i sign = _mm256_and_si256(_mm256_slli_epi32(w, 16), splat(INT32_MIN));
+  const __m256i canon = _mm256_or_si256(sign, splat(0x7fc00000));
   return _mm256_blendv_epi8(f, canon, nan);
 }
 
