@@ -279,6 +279,49 @@ TEST(TypedCpu, DenseProblemsThroughTheTiledEngine) {
   }
 }
 
+// The description of the plan cpu_make_plan makes for `c` under `schema`.
+std::string plan_text(const TypedCase& c, const std::string& schema) {
+  BackendPlanPtr plan;
+  const xpose_options_t o = xpose_test::cpu_options(XPOSE_COL_MAJOR, 1);
+  return cpu_make_plan(problem_of(c), o, schema, &plan) == XPOSE_SUCCESS ? plan->describe() : "";
+}
+
+// Narrowing conversions (fewer output bytes) in tiles of at most 64 columns convert each input
+// column first and transpose in the output's element size (typed_tiles.cpp, ConvertFirstTile);
+// wider tiles, widening conversions and beta transpose first. Every tile edge against the
+// reference.
+TEST(TypedCpu, NarrowingTilesConvertFirst) {
+  Rng rng(test_seed() ^ 0xc0f1);
+  SCOPED_TRACE(seed_note());
+  const Pair pairs[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
+                        {XPOSE_TYPE_F32, XPOSE_TYPE_F8_E5M2, 0}, {XPOSE_TYPE_F64, XPOSE_TYPE_F16, 0},
+                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0}, {XPOSE_TYPE_C64, XPOSE_TYPE_C32, 0}};
+  const char* schemas[] = {"typed:ti=200,to=16,nt=1", "typed:ti=37,to=64,nt=0", "typed:ti=9,to=3",
+                           "typed:ti=64,to=120,nt=1", ""};
+  for (int i = 0; i < 60; ++i) {
+    const Pair pr = pairs[rng.below(6)];
+    TypedCase c;
+    c.in_type = pr.in, c.out_type = pr.out;
+    c.extents = {2 + static_cast<int64_t>(rng.below(300)), 2 + static_cast<int64_t>(rng.below(90)),
+                 2 + static_cast<int64_t>(rng.below(4))};
+    c.perm = rng.below(2) ? std::vector<int>{1, 0, 2} : std::vector<int>{2, 0, 1};
+    c.in_strides = c.dense(c.extents);
+    c.out_strides = c.dense(c.out_extents());
+    if (rng.below(3) == 0) c.alpha[0] = random_scalar(rng);
+    if (rng.below(4) == 0) c.beta[0] = random_scalar(rng);
+    const std::string schema = schemas[rng.below(5)];
+    SCOPED_TRACE(describe(c) + " schema " + schema);
+    const std::string text = plan_text(c, schema);  // "typed ti=.. to=.. ..."
+    const size_t to = text.find(" to=");
+    ASSERT_NE(to, std::string::npos) << text;
+    const bool first = c.out_elem() < c.in_elem() && c.beta[0] == 0 &&
+                       std::stoi(text.substr(to + 4)) <= 64;
+    EXPECT_NE(text.find(first ? "typed into" : "typed over"), std::string::npos) << text;
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema, false, "typed ti=");
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Forced tile sides and store modes: odd tiles, non-temporal streaming of the output rows.
 TEST(TypedCpu, ForcedTilesAndStores) {
   Rng rng(test_seed() ^ 0xf0ced);
