@@ -322,6 +322,38 @@ TEST(TypedCpu, NarrowingTilesConvertFirst) {
   }
 }
 
+// The rows shape (the leading dim stays) with output-continuing dims: runs along it short
+// (converted straight from the input, 2D operations along the next group dim) and long
+// (gathered first), rows cut by segments mid-run, dense or padded input, both store modes.
+TEST(TypedCpu, RowsOfShortAndLongRuns) {
+  Rng rng(test_seed() ^ 0x5e9);
+  SCOPED_TRACE(seed_note());
+  const Pair pairs[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
+                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0}, {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0},
+                        {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, 2}};
+  const char* schemas[] = {"typed:nt=1", "typed:nt=0", ""};
+  for (int i = 0; i < 40; ++i) {
+    const Pair pr = pairs[rng.below(5)];
+    TypedCase c;
+    c.in_type = pr.in, c.out_type = pr.out, c.elem_size = pr.bytes;
+    const int64_t lead = rng.below(2) ? 2 + rng.below(39) : 60 + rng.below(300);
+    c.extents = {lead, 2 + static_cast<int64_t>(rng.below(30)),
+                 2 + static_cast<int64_t>(rng.below(30)), 1 + static_cast<int64_t>(rng.below(12))};
+    c.perm = rng.below(2) ? std::vector<int>{0, 2, 1, 3} : std::vector<int>{0, 3, 2, 1};
+    std::vector<int64_t> padded = c.extents;  // dense, or padded by 1-7 per dim
+    if (rng.below(2))
+      for (int64_t& e : padded) e += 1 + static_cast<int64_t>(rng.below(7));
+    c.in_strides = c.dense(padded);
+    c.out_strides = c.dense(c.out_extents());
+    if (pr.in == XPOSE_TYPE_F32 && pr.out == XPOSE_TYPE_F32) c.beta[0] = 1;
+    if (pr.in == XPOSE_TYPE_BYTES && c.in_strides == c.dense(c.extents)) c.in_strides[1] += 1;
+    const char* schema = schemas[rng.below(3)];
+    SCOPED_TRACE(describe(c) + " schema " + schema);
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema, false, "typed rows");
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Forced tile sides and store modes: odd tiles, non-temporal streaming of the output rows.
 TEST(TypedCpu, ForcedTilesAndStores) {
   Rng rng(test_seed() ^ 0xf0ced);
