@@ -192,7 +192,7 @@ class TypedPlan final : public BackendPlan {
       << (key_.alpha ? ", alpha" : "") << (key_.beta ? ", beta (reads out)" : "") << "\n  ";
     if (tiled_)
       d << "tile " << ti_ << " x " << to_ << " (input dim " << j_ << " x output-fastest dim "
-        << i_ << "), " << (direct_ ? "straight to the output" : "staged, then converted")
+        << i_ << "), " << (direct_ || direct_runs_ ? "straight to the output" : "staged, then converted")
         << (kernel_ ? ", SIMD gather" : ", scalar gather");
     else
       d << "rows of " << n_i_ << " (dim " << i_
@@ -260,6 +260,8 @@ class TypedPlan final : public BackendPlan {
     units_ = tiles_i_ * tiles_j_ * outer_volume_;
     direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
     if (is_j_ == ie_) kernel_ = typed_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
+    direct_runs_ = is_copy() && os_i_ == oe_ && i_runs_ && kernel_ != nullptr;
+    if (direct_runs_) nt_ = false;  // runs of a few elements: regular stores
   }
 
   // Row segments; short single rows (under 64 elements) batched: a unit is all rows along the
@@ -423,6 +425,7 @@ class TypedPlan final : public BackendPlan {
   // Tiles [u0, u1): I tile fastest, then J tile, then the outer index.
   void tiles(const char* in, char* out, int64_t u0, int64_t u1, char* stage, char* ostage) const {
     int64_t icol[Tuning::kMaxTileSide], orow[Tuning::kMaxTileSide], srow[Tuning::kMaxTileSide];
+    int64_t ocol[Tuning::kMaxTileSide];  // i_runs_: each column's output offset
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t ti = u % tiles_i_, tj = (u / tiles_i_) % tiles_j_;
       int64_t coord[kMaxRank], io, oo;
@@ -438,6 +441,11 @@ class TypedPlan final : public BackendPlan {
         kernel_(src, icol, dst, orow, nr, nc, static_cast<size_t>(ie_));
         continue;
       }
+      if (i_runs_) offsets(c0, nc, group_ext_, group_os_, n_group_, ocol);
+      if (direct_runs_) {
+        tile_runs_direct(src, icol, out + oo, orow, ocol, c0, nr, nc);
+        continue;
+      }
       const int64_t row_bytes = nc * ie_;
       if (kernel_) {
         for (int r = 0; r < nr; ++r) srow[r] = r * row_bytes;
@@ -448,21 +456,8 @@ class TypedPlan final : public BackendPlan {
             std::memcpy(stage + r * row_bytes + c * ie_, src + r * is_j_ + icol[c],
                         static_cast<size_t>(ie_));
       }
-      if (i_runs_) {  // output rows are runs along I's first dim, at their own offsets
-        for (int c = 0; c < nc;) {
-          const int64_t q = c0 + c;
-          const int len = static_cast<int>(std::min<int64_t>(group_ext_[0] - q % group_ext_[0],
-                                                              nc - c));
-          int64_t ocol;
-          offsets(q, 1, group_ext_, group_os_, n_group_, &ocol);
-          char* base = out + oo + ocol;
-          if (n_jgroup_ > 1)
-            for (int r = 0; r < nr; ++r)
-              emit(stage + r * row_bytes + c * ie_, ie_, 0, base + orow[r], 0, len, 1, ostage);
-          else
-            emit(stage + c * ie_, ie_, row_bytes, base + orow[0], os_j_, len, nr, ostage);
-          c += len;
-        }
+      if (i_runs_) {
+        tile_runs(stage, out + oo, orow, ocol, c0, nr, nc, ostage);
       } else if (n_jgroup_ > 1) {  // rows land at irregular offsets
         for (int r = 0; r < nr; ++r)
           emit(stage + r * row_bytes, ie_, 0, dst + orow[r], 0, nc, 1, ostage);
@@ -474,12 +469,41 @@ class TypedPlan final : public BackendPlan {
     }
   }
 
+  // The output rows of a staged tile whose I group has dims that do not continue the output
+  // row: runs along I's first dim, each at its own offset (ocol: every column's).
+  void tile_runs(const char* stage, char* out, const int64_t* orow, const int64_t* ocol,
+                 int64_t c0, int nr, int nc, char* ostage) const {
+    const int64_t row_bytes = nc * ie_;
+    for (int c = 0, len; c < nc; c += len) {
+      len = static_cast<int>(std::min<int64_t>(group_ext_[0] - (c ? 0 : c0 % group_ext_[0]),
+                                               nc - c));
+      char* base = out + ocol[c];
+      if (n_jgroup_ > 1)
+        for (int r = 0; r < nr; ++r)
+          emit(stage + r * row_bytes + c * ie_, ie_, 0, base + orow[r], 0, len, 1, ostage);
+      else
+        emit(stage + c * ie_, ie_, row_bytes, base + orow[0], os_j_, len, nr, ostage);
+    }
+  }
+
+  // The same for a pure copy: the tile kernel moves each run from the input into the output.
+  // (Padded tensors: runs of 5-30 elements; staging them cost a row copy per run and row.)
+  void tile_runs_direct(const char* src, const int64_t* icol, char* out, const int64_t* orow,
+                        const int64_t* ocol, int64_t c0, int nr, int nc) const {
+    for (int c = 0, len; c < nc; c += len) {
+      len = static_cast<int>(std::min<int64_t>(group_ext_[0] - (c ? 0 : c0 % group_ext_[0]),
+                                               nc - c));
+      kernel_(src, icol + c, out + ocol[c], orow, nr, len, static_cast<size_t>(ie_));
+    }
+  }
+
   RowOp op_;
   OpKey key_;
   ExecSettings x_;
   Scalars s_;
   int64_t ie_, oe_, volume_;
   bool tiled_ = false, direct_ = false, nt_ = false;
+  bool direct_runs_ = false;  // a pure copy of output runs (i_runs_) by the tile kernel
   int i_ = 0, j_ = 0;  // output-fastest dim (rows: the row dim) and input-fastest dim
   int64_t n_i_ = 1, n_j_ = 1, is_i_ = 0, os_i_ = 0, is_j_ = 0, os_j_ = 0;  // bytes
   int n_group_ = 1;   // I and the output dims continuing it, fastest first
