@@ -9,7 +9,8 @@
 //    rounds to nearest even with the rounding given in the instruction, giving inf on
 //    overflow and f16 subnormals), NaN then replaced by the canonical one with its sign;
 //  - f32 -> bf16 and bf16 -> e4m3 in integer lanes (16-bit lanes for bf16: 32 per register),
-//    the rounding of convert.hpp's round_bits written for those formats;
+//    the rounding of convert.hpp's round_bits written for those formats (e4m3's subnormal
+//    results by an f32 addition);
 //  - f32 -> f32 with alpha / beta in f32 arithmetic, each product and sum rounded (this file's
 //    translation unit has no FMA contraction), NaN results made the positive quiet NaN.
 // No include guard: part of typed_ops_body.hpp's instantiation.
@@ -59,37 +60,34 @@ inline __m256i f32_to_bf16(__m512i x) {
   return _mm512_cvtepi32_epi16(r);
 }
 
-// round_bits<E4M3, BF16> in 16-bit lanes. Normal results: the magnitude rounded at bit 4 and
-// rebiased by (127 - 7) << 3; subnormal ones (|x| < 2^-6, exponent field e <= 120): the
-// significand with its implicit bit, in units of E4M3's 2^-9, is sig >> (125 - e), rounded to
-// nearest even at that shift (capped at 9, past which sig < 2^8 rounds to 0; e = 0 has no
-// implicit bit and rounds to 0 as well); over 448 -> NaN, NaN -> NaN, sign kept.
-inline __m256i bf16_to_e4m3(__m512i x) {
-  const __m512i one = _mm512_set1_epi16(1);
+// round_bits<E4M3, BF16> in 16-bit lanes, 32 per register. Normal results: the magnitude
+// rounded at bit 4 and rebiased by (127 - 7) << 3. Subnormal ones (|x| < 2^-6): as
+// convert.hpp's f32 source does, |x| as f32 (the bf16 bits in the upper half of a 32-bit lane)
+// plus 2^14, whose ulp is E4M3's smallest subnormal 2^-9, rounds to nearest even in the
+// addition, and the sum's low bits count those subnormals (DAZ/FTZ cannot change it: bf16
+// subnormals round to 0, the sum is normal); 1.8x the rate of the same rounding by variable
+// shifts. Over 0x7e (448) and inf/NaN in: 0x7f; the sign kept. The result in 16-bit lanes.
+inline __m512i bf16_to_e4m3_words(__m512i x) {
   const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7fff));
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, 4), one);
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, 4), _mm512_set1_epi16(1));
   const __m512i normal = _mm512_sub_epi16(
       _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(7)), odd), 4),
       _mm512_set1_epi16(120 << 3));
-  const __m512i e = _mm512_srli_epi16(a, 7);
-  const __mmask32 has_lead = _mm512_cmpneq_epi16_mask(e, _mm512_setzero_si512());
-  const __m512i mant = _mm512_and_si512(a, _mm512_set1_epi16(0x7f));
-  const __m512i s =
-      _mm512_mask_mov_epi16(mant, has_lead, _mm512_or_si512(mant, _mm512_set1_epi16(0x80)));
-  const __m512i r = _mm512_min_epu16(_mm512_subs_epu16(_mm512_set1_epi16(125), e),
-                                     _mm512_set1_epi16(9));
-  const __m512i half_m1 = _mm512_sub_epi16(_mm512_sllv_epi16(one, _mm512_sub_epi16(r, one)), one);
-  const __m512i sodd = _mm512_and_si512(_mm512_srlv_epi16(s, r), one);
-  const __m512i sub = _mm512_srlv_epi16(_mm512_add_epi16(_mm512_add_epi16(s, half_m1), sodd), r);
+  const __m512 big = _mm512_set1_ps(16384.0f);
+  const __m512i zero = _mm512_setzero_si512(), big_bits = _mm512_castps_si512(big);
+  const auto sub32 = [&](__m512i f) {
+    return _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(f), big)),
+                            big_bits);
+  };
+  const __m512i sub = _mm512_packus_epi32(sub32(_mm512_unpacklo_epi16(zero, a)),
+                                          sub32(_mm512_unpackhi_epi16(zero, a)));
   const __mmask32 is_sub = _mm512_cmplt_epu16_mask(a, _mm512_set1_epi16(121 << 7));
-  __m512i mag = _mm512_mask_mov_epi16(normal, is_sub, sub);
-  const __mmask32 over = _mm512_cmpgt_epu16_mask(mag, _mm512_set1_epi16(0x7e)) |
-                         _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7f80));
-  mag = _mm512_mask_mov_epi16(mag, over, _mm512_set1_epi16(0x7f));
-  mag = _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80)));
-  return _mm512_cvtepi16_epi8(mag);
+  const __m512i mag = _mm512_min_epu16(_mm512_mask_mov_epi16(normal, is_sub, sub),
+                                       _mm512_set1_epi16(0x7f));
+  return _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80)));
 }
 
+inline __m256i bf16_to_e4m3(__m512i x) { return _mm512_cvtepi16_epi8(bf16_to_e4m3_words(x)); }
 
 // Rows: whole registers, then one masked register for the rest (FastRow, typed_ops_body.hpp):
 // all n elements.
