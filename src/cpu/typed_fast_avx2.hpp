@@ -8,8 +8,9 @@
 //    instruction says, with inf on overflow and f16 subnormals), NaN then made canonical with
 //    its sign;
 //  - f32 -> bf16 in 32-bit lanes, the rounding of convert.hpp's round_bits for it;
-//  - bf16 -> e4m3 in 16-bit lanes, subnormal results by an f32 addition (a form with AVX2's
-//    32-bit variable shifts ran no faster than GCC's vectorization of the generic code);
+//  - bf16 -> e4m3 in 16-bit lanes and f32 -> e4m3 in 32-bit lanes, subnormal results by an f32
+//    addition (a form with AVX2's 32-bit variable shifts ran no faster than GCC's
+//    vectorization of the generic code);
 //  - f32 -> f32 with alpha / beta in f32 arithmetic, each product and sum rounded (the
 //    including file does not enable FMA), NaN results the positive quiet NaN.
 // No include guard: part of typed_ops_body.hpp's instantiation.
@@ -82,6 +83,23 @@ inline __m256i bf16_to_e4m3(__m256i x) {
   return _mm256_or_si256(mag, _mm256_and_si256(_mm256_srli_epi16(x, 8), _mm256_set1_epi16(0x80)));
 }
 
+// round_bits<E4M3, F32> in 32-bit lanes: bf16_to_e4m3's rounding with f32's mantissa (normal
+// results rounded at bit 20; subnormal ones by the same f32 addition, of |x| itself). The
+// result in 32-bit lanes.
+inline __m256i f32_to_e4m3_lanes(__m256i x) {
+  const __m256i a = _mm256_and_si256(x, splat(0x7fffffff));
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(a, 20), splat(1));
+  const __m256i normal = _mm256_sub_epi32(
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, splat(0x7ffff)), odd), 20),
+      splat(120 << 3));
+  const __m256 big = _mm256_set1_ps(16384.0f);
+  const __m256i sub = _mm256_sub_epi32(
+      _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), big)), _mm256_castps_si256(big));
+  const __m256i is_sub = _mm256_cmpgt_epi32(splat(121 << 23), a);
+  const __m256i mag = _mm256_min_epu32(_mm256_blendv_epi8(normal, sub, is_sub), splat(0x7f));
+  return _mm256_or_si256(mag, _mm256_and_si256(_mm256_srli_epi32(x, 24), splat(0x80)));
+}
+
 // Rows: whole vectors; FastRow's caller (typed_ops_body.hpp) does the rest element by element.
 template <>
 struct FastRow<XPOSE_TYPE_F16, XPOSE_TYPE_F32, false, false> {
@@ -132,6 +150,26 @@ struct FastRow<XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, false, false> {
       const __m256i b = _mm256_packus_epi16(bf16_to_e4m3(_mm256_loadu_si256(p)),
                                             bf16_to_e4m3(_mm256_loadu_si256(p + 1)));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e), _mm256_permute4x64_epi64(b, 0xd8));
+    }
+    return e;
+  }
+};
+
+// Four registers of 32-bit lanes packed to bytes (per 128-bit lane), dwords put back in order.
+template <>
+struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F8_E4M3, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int64_t e = 0;
+    for (; e + 32 <= n; e += 32) {
+      const auto* p = reinterpret_cast<const __m256i*>(x + 4 * e);
+      const __m256i ab = _mm256_packus_epi32(f32_to_e4m3_lanes(_mm256_loadu_si256(p)),
+                                             f32_to_e4m3_lanes(_mm256_loadu_si256(p + 1)));
+      const __m256i cd = _mm256_packus_epi32(f32_to_e4m3_lanes(_mm256_loadu_si256(p + 2)),
+                                             f32_to_e4m3_lanes(_mm256_loadu_si256(p + 3)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e),
+                          _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd), order));
     }
     return e;
   }

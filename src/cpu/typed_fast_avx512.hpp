@@ -8,9 +8,9 @@
 //  - f16 <-> f32 by the F16C-style instructions of AVX-512F (vcvtph2ps is exact; vcvtps2ph
 //    rounds to nearest even with the rounding given in the instruction, giving inf on
 //    overflow and f16 subnormals), NaN then replaced by the canonical one with its sign;
-//  - f32 -> bf16 and bf16 -> e4m3 in integer lanes (16-bit lanes for bf16: 32 per register),
-//    the rounding of convert.hpp's round_bits written for those formats (e4m3's subnormal
-//    results by an f32 addition);
+//  - f32 -> bf16, bf16 -> e4m3 and f32 -> e4m3 in integer lanes (16-bit lanes for bf16: 32
+//    per register), the rounding of convert.hpp's round_bits written for those formats
+//    (e4m3's subnormal results by an f32 addition);
 //  - f32 -> f32 with alpha / beta in f32 arithmetic, each product and sum rounded (this file's
 //    translation unit has no FMA contraction), NaN results made the positive quiet NaN.
 // No include guard: part of typed_ops_body.hpp's instantiation.
@@ -89,6 +89,25 @@ inline __m512i bf16_to_e4m3_words(__m512i x) {
 
 inline __m256i bf16_to_e4m3(__m512i x) { return _mm512_cvtepi16_epi8(bf16_to_e4m3_words(x)); }
 
+// round_bits<E4M3, F32> in 32-bit lanes: bf16_to_e4m3_words's rounding with f32's mantissa
+// (normal results rounded at bit 20; subnormal ones by the same f32 addition, of |x| itself).
+inline __m128i f32_to_e4m3(__m512i x) {
+  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1));
+  const __m512i normal = _mm512_sub_epi32(
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x7ffff)), odd),
+                        20),
+      _mm512_set1_epi32(120 << 3));
+  const __m512 big = _mm512_set1_ps(16384.0f);
+  const __m512i sub = _mm512_sub_epi32(
+      _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), big)), _mm512_castps_si512(big));
+  const __mmask16 is_sub = _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(121 << 23));
+  const __m512i mag = _mm512_min_epu32(_mm512_mask_mov_epi32(normal, is_sub, sub),
+                                       _mm512_set1_epi32(0x7f));
+  return _mm512_cvtepi32_epi8(
+      _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80))));
+}
+
 // Rows: whole registers, then one masked register for the rest (FastRow, typed_ops_body.hpp):
 // all n elements.
 template <>
@@ -147,6 +166,21 @@ struct FastRow<XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, false, false> {
     if (e == n) return n;
     const __mmask32 m = first32(n - e);
     _mm256_mask_storeu_epi8(y + e, m, bf16_to_e4m3(_mm512_maskz_loadu_epi16(m, x + 2 * e)));
+    return n;
+  }
+};
+
+template <>
+struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F8_E4M3, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    int64_t e = 0;
+    for (; e + 16 <= n; e += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + e),
+                       f32_to_e4m3(_mm512_loadu_si512(x + 4 * e)));
+    if (e == n) return n;
+    const __mmask16 m = first16(n - e);
+    _mm_mask_storeu_epi8(y + e, m, f32_to_e4m3(_mm512_maskz_loadu_epi32(m, x + 4 * e)));
     return n;
   }
 };
