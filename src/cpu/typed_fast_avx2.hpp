@@ -11,6 +11,7 @@
 //  - bf16 -> e4m3 in 16-bit lanes and f32 -> e4m3 in 32-bit lanes, subnormal results by an f32
 //    addition (a form with AVX2's 32-bit variable shifts ran no faster than GCC's
 //    vectorization of the generic code);
+//  - e4m3 -> f32 and e4m3 -> bf16 (exact: f32's upper half) in 32-bit lanes;
 //  - f32 -> f32 with alpha / beta in f32 arithmetic, each product and sum rounded (the
 //    including file does not enable FMA), NaN results the positive quiet NaN.
 // No include guard: part of typed_ops_body.hpp's instantiation.
@@ -100,6 +101,22 @@ inline __m256i f32_to_e4m3_lanes(__m256i x) {
   return _mm256_or_si256(mag, _mm256_and_si256(_mm256_srli_epi32(x, 24), splat(0x80)));
 }
 
+// widen_to_f32<E4M3> for 8 bytes: normal magnitudes moved to f32's exponent (rebias
+// (127 - 7) << 23), subnormal ones m * 2^-9 exactly (m as f32, its exponent lowered by 9),
+// S.1111.111 the canonical NaN with its sign.
+inline __m256i e4m3_to_f32(__m128i b8) {
+  const __m256i b = _mm256_cvtepu8_epi32(b8);
+  const __m256i mag = _mm256_and_si256(b, splat(0x7f));
+  const __m256i normal = _mm256_add_epi32(_mm256_slli_epi32(mag, 20), splat(120 << 23));
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i sub = _mm256_andnot_si256(  // m = 0: 0
+      _mm256_cmpeq_epi32(mag, zero),
+      _mm256_sub_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(mag)), splat(9 << 23)));
+  __m256i f = _mm256_blendv_epi8(normal, sub, _mm256_cmpgt_epi32(splat(8), mag));
+  f = _mm256_blendv_epi8(f, splat(0x7fc00000), _mm256_cmpeq_epi32(mag, splat(0x7f)));
+  return _mm256_or_si256(f, _mm256_slli_epi32(_mm256_and_si256(b, splat(0x80)), 24));
+}
+
 // Rows: whole vectors; FastRow's caller (typed_ops_body.hpp) does the rest element by element.
 template <>
 struct FastRow<XPOSE_TYPE_F16, XPOSE_TYPE_F32, false, false> {
@@ -170,6 +187,35 @@ struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F8_E4M3, false, false> {
                                              f32_to_e4m3_lanes(_mm256_loadu_si256(p + 3)));
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e),
                           _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd), order));
+    }
+    return e;
+  }
+};
+
+template <>
+struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F32, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    int64_t e = 0;
+    for (; e + 8 <= n; e += 8)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 4 * e),
+                          e4m3_to_f32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + e))));
+    return e;
+  }
+};
+
+// bf16 out: f32's upper half (every e4m3 value is a bf16 one).
+template <>
+struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_BF16, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    int64_t e = 0;
+    for (; e + 16 <= n; e += 16) {
+      const auto* p = reinterpret_cast<const __m128i*>(x + e);
+      const __m256i lo = _mm256_srli_epi32(e4m3_to_f32(_mm_loadl_epi64(p)), 16);
+      const __m256i hi = _mm256_srli_epi32(e4m3_to_f32(_mm_loadl_epi64(
+                                               reinterpret_cast<const __m128i*>(x + e + 8))), 16);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 2 * e), pack16(lo, hi));
     }
     return e;
   }

@@ -11,6 +11,8 @@
 //  - f32 -> bf16, bf16 -> e4m3 and f32 -> e4m3 in integer lanes (16-bit lanes for bf16: 32
 //    per register), the rounding of convert.hpp's round_bits written for those formats
 //    (e4m3's subnormal results by an f32 addition);
+//  - e4m3 -> f32 and e4m3 -> bf16 (exact: f32's upper half) in 32-bit lanes, subnormals by
+//    an integer-to-float conversion;
 //  - f32 -> f32 with alpha / beta in f32 arithmetic, each product and sum rounded (this file's
 //    translation unit has no FMA contraction), NaN results made the positive quiet NaN.
 // No include guard: part of typed_ops_body.hpp's instantiation.
@@ -108,6 +110,23 @@ inline __m128i f32_to_e4m3(__m512i x) {
       _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80))));
 }
 
+// widen_to_f32<E4M3> for 16 bytes: normal magnitudes moved to f32's exponent (rebias
+// (127 - 7) << 23), subnormal ones m * 2^-9 exactly (m as f32, its exponent lowered by 9),
+// S.1111.111 the canonical NaN with its sign.
+inline __m512i e4m3_to_f32(__m128i b8) {
+  const __m512i b = _mm512_cvtepu8_epi32(b8);
+  const __m512i mag = _mm512_and_si512(b, _mm512_set1_epi32(0x7f));
+  const __m512i normal = _mm512_add_epi32(_mm512_slli_epi32(mag, 20), _mm512_set1_epi32(120 << 23));
+  const __m512i sub = _mm512_maskz_sub_epi32(
+      _mm512_test_epi32_mask(mag, mag), _mm512_castps_si512(_mm512_cvtepi32_ps(mag)),
+      _mm512_set1_epi32(9 << 23));
+  __m512i f = _mm512_mask_mov_epi32(normal, _mm512_cmplt_epu32_mask(mag, _mm512_set1_epi32(8)),
+                                    sub);
+  f = _mm512_mask_mov_epi32(f, _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(0x7f)),
+                            _mm512_set1_epi32(0x7fc00000));
+  return _mm512_or_si512(f, _mm512_slli_epi32(_mm512_and_si512(b, _mm512_set1_epi32(0x80)), 24));
+}
+
 // Rows: whole registers, then one masked register for the rest (FastRow, typed_ops_body.hpp):
 // all n elements.
 template <>
@@ -181,6 +200,42 @@ struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F8_E4M3, false, false> {
     if (e == n) return n;
     const __mmask16 m = first16(n - e);
     _mm_mask_storeu_epi8(y + e, m, f32_to_e4m3(_mm512_maskz_loadu_epi32(m, x + 4 * e)));
+    return n;
+  }
+};
+
+// e4m3 in, a wider format out: f32, or bf16 (every e4m3 value is one: f32's upper half).
+template <bool kBf16>
+inline void widen_e4m3_row(const char* x, char* y, int64_t n) {
+  constexpr int64_t ob = kBf16 ? 2 : 4;
+  const auto put = [&](int64_t e, __mmask16 m, __m512i f) {
+    if constexpr (kBf16)
+      _mm256_mask_storeu_epi16(y + ob * e, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(f, 16)));
+    else
+      _mm512_mask_storeu_epi32(y + ob * e, m, f);
+  };
+  int64_t e = 0;
+  for (; e + 16 <= n; e += 16)
+    put(e, 0xffff, e4m3_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + e))));
+  if (e == n) return;
+  const __mmask16 m = first16(n - e);
+  put(e, m, e4m3_to_f32(_mm_maskz_loadu_epi8(m, x + e)));
+}
+
+template <>
+struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F32, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    widen_e4m3_row<false>(x, y, n);
+    return n;
+  }
+};
+
+template <>
+struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_BF16, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    widen_e4m3_row<true>(x, y, n);
     return n;
   }
 };
