@@ -354,6 +354,36 @@ TEST(TypedCpu, RowsOfShortAndLongRuns) {
   }
 }
 
+// Padded copies (strided BYTES, both tensors padded by 1-7 per side) of short extents, whose
+// output rows are runs along I's first dim: each run moved by the tile kernel straight into the
+// output, and short tile columns walked along the next input dim within a unit.
+TEST(TypedCpu, PaddedCopiesOfShortRuns) {
+  Rng rng(test_seed() ^ 0x9add);
+  SCOPED_TRACE(seed_note());
+  int walked = 0;
+  for (int i = 0; i < 40; ++i) {
+    TypedCase c;
+    c.in_type = c.out_type = XPOSE_TYPE_BYTES;
+    c.elem_size = size_t{1} << rng.below(4);
+    const int rank = 4 + static_cast<int>(rng.below(3));
+    for (int k = 0; k < rank; ++k) c.extents.push_back(2 + static_cast<int64_t>(rng.below(8)));
+    c.perm = rng.permutation(rank);
+    if (c.perm[0] == 0) std::swap(c.perm[0], c.perm[rank - 1]);
+    const auto padded = [&](const std::vector<int64_t>& ext) {
+      std::vector<int64_t> full = ext;
+      for (int64_t& e : full) e += 2 + static_cast<int64_t>(rng.below(13));
+      return c.dense(full);
+    };
+    c.in_strides = padded(c.extents);
+    c.out_strides = padded(c.out_extents());
+    SCOPED_TRACE(describe(c));
+    walked += plan_text(c, "").find("along the next input dim") != std::string::npos;
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next());
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(walked, 0) << "no case walked the next input dim";
+}
+
 // Forced tile sides and store modes: odd tiles, non-temporal streaming of the output rows.
 TEST(TypedCpu, ForcedTilesAndStores) {
   Rng rng(test_seed() ^ 0xf0ced);

@@ -41,6 +41,8 @@ constexpr int64_t kPrefetchBytes = 16 << 10;  // input asked for ahead of one op
 // operations, longer ones gathered by memcpy first (one Zen 4 core, bf16 -> e4m3: runs of 34-56
 // bytes 1.1-1.9x faster straight, of 584-772 bytes 1.1-1.5x slower).
 constexpr int64_t kShortRunBytes = 128;
+// Tile columns this short, and an input dim this near past their end, share lines.
+constexpr int64_t kNearColumnBytes = 128;
 
 // out[k] = byte offset of combined index q0 + k over `count` dims (extents ext, byte strides
 // stride, first fastest), k < n: an odometer from q0's digits.
@@ -198,6 +200,7 @@ class TypedPlan final : public BackendPlan {
       d << "rows of " << n_i_ << " (dim " << i_
         << (n_group_ > 1 ? " and the output dims after it, in 2D runs" : "") << "), segments of "
         << seg_ << (batch_ > 1 ? ", batched along the first outer dim" : "");
+    if (j2_ext_ > 1) d << ", " << j2_ext_ << " tiles along the next input dim a unit";
     d << "; " << outer_ << " outer dims\n";
     return d.str();
   }
@@ -262,6 +265,25 @@ class TypedPlan final : public BackendPlan {
     if (is_j_ == ie_) kernel_ = typed_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
     direct_runs_ = is_copy() && os_i_ == oe_ && i_runs_ && kernel_ != nullptr;
     if (direct_runs_) nt_ = false;  // runs of a few elements: regular stores
+    if (direct_runs_) take_next_column_dim();
+  }
+
+  // Short tile columns (J of a few padded elements) share their lines with the next input dim's
+  // columns; a unit then walks that dim (the outer dim nearest in the input) innermost, so each
+  // line is read once, while it is in L1, instead of once per visit after every I tile.
+  void take_next_column_dim() {
+    int k = -1;
+    for (int d = 0; d < outer_; ++d)
+      if (outer_is_[d] > 0 && (k < 0 || outer_is_[d] < outer_is_[k])) k = d;
+    if (k < 0 || n_j_ * ie_ > kNearColumnBytes || outer_is_[k] > n_j_ * ie_ + kNearColumnBytes)
+      return;
+    j2_ext_ = outer_ext_[k], j2_is_ = outer_is_[k], j2_os_ = outer_os_[k];
+    for (int d = k; d + 1 < outer_; ++d)
+      outer_ext_[d] = outer_ext_[d + 1], outer_is_[d] = outer_is_[d + 1],
+      outer_os_[d] = outer_os_[d + 1];
+    --outer_;
+    outer_volume_ /= j2_ext_;
+    units_ = tiles_i_ * tiles_j_ * outer_volume_;
   }
 
   // Row segments; short single rows (under 64 elements) batched: a unit is all rows along the
@@ -443,7 +465,8 @@ class TypedPlan final : public BackendPlan {
       }
       if (i_runs_) offsets(c0, nc, group_ext_, group_os_, n_group_, ocol);
       if (direct_runs_) {
-        tile_runs_direct(src, icol, out + oo, orow, ocol, c0, nr, nc);
+        for (int64_t j = 0; j < j2_ext_; ++j)
+          tile_runs_direct(src + j * j2_is_, icol, out + oo + j * j2_os_, orow, ocol, c0, nr, nc);
         continue;
       }
       const int64_t row_bytes = nc * ie_;
@@ -504,6 +527,7 @@ class TypedPlan final : public BackendPlan {
   int64_t ie_, oe_, volume_;
   bool tiled_ = false, direct_ = false, nt_ = false;
   bool direct_runs_ = false;  // a pure copy of output runs (i_runs_) by the tile kernel
+  int64_t j2_ext_ = 1, j2_is_ = 0, j2_os_ = 0;  // direct_runs_: the outer dim walked per unit
   int i_ = 0, j_ = 0;  // output-fastest dim (rows: the row dim) and input-fastest dim
   int64_t n_i_ = 1, n_j_ = 1, is_i_ = 0, os_i_ = 0, is_j_ = 0, os_j_ = 0;  // bytes
   int n_group_ = 1;   // I and the output dims continuing it, fastest first
