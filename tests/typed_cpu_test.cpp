@@ -360,7 +360,6 @@ TEST(TypedCpu, RowsOfShortAndLongRuns) {
 TEST(TypedCpu, PaddedCopiesOfShortRuns) {
   Rng rng(test_seed() ^ 0x9add);
   SCOPED_TRACE(seed_note());
-  int walked = 0;
   for (int i = 0; i < 40; ++i) {
     TypedCase c;
     c.in_type = c.out_type = XPOSE_TYPE_BYTES;
@@ -369,6 +368,8 @@ TEST(TypedCpu, PaddedCopiesOfShortRuns) {
     for (int k = 0; k < rank; ++k) c.extents.push_back(2 + static_cast<int64_t>(rng.below(8)));
     c.perm = rng.permutation(rank);
     if (c.perm[0] == 0) std::swap(c.perm[0], c.perm[rank - 1]);
+    if (i == 0)  // large enough for units of several tiles along input dim 1
+      c.extents = {6, 9, 7, 6, 10, 5, 4}, c.perm = {3, 0, 5, 2, 1, 4, 6};
     const auto padded = [&](const std::vector<int64_t>& ext) {
       std::vector<int64_t> full = ext;
       for (int64_t& e : full) e += 2 + static_cast<int64_t>(rng.below(13));
@@ -377,11 +378,11 @@ TEST(TypedCpu, PaddedCopiesOfShortRuns) {
     c.in_strides = padded(c.extents);
     c.out_strides = padded(c.out_extents());
     SCOPED_TRACE(describe(c));
-    walked += plan_text(c, "").find("along the next input dim") != std::string::npos;
+    const std::string text = plan_text(c, "");
+    if (i == 0) EXPECT_NE(text.find("along the next input dim"), std::string::npos) << text;
     check(c, 1 + static_cast<int>(rng.below(4)), rng.next());
     if (HasFatalFailure()) return;
   }
-  EXPECT_GT(walked, 0) << "no case walked the next input dim";
 }
 
 // Forced tile sides and store modes: odd tiles, non-temporal streaming of the output rows.

@@ -277,6 +277,7 @@ class TypedPlan final : public BackendPlan {
       if (outer_is_[d] > 0 && (k < 0 || outer_is_[d] < outer_is_[k])) k = d;
     if (k < 0 || n_j_ * ie_ > kNearColumnBytes || outer_is_[k] > n_j_ * ie_ + kNearColumnBytes)
       return;
+    if (units_ / outer_ext_[k] < 16 * int64_t{x_.threads}) return;  // units enough to share
     j2_ext_ = outer_ext_[k], j2_is_ = outer_is_[k], j2_os_ = outer_os_[k];
     for (int d = k; d + 1 < outer_; ++d)
       outer_ext_[d] = outer_ext_[d + 1], outer_is_[d] = outer_is_[d + 1],
