@@ -65,11 +65,6 @@ class ConvertTile final : public TileOp {
   int64_t ie_, oe_;
 };
 
-// Narrowing conversions (f32 -> bf16, bf16 -> e4m3: fewer output bytes) the other way round:
-// each tile column, contiguous in the input, goes through the element operation into a band
-// column (the input read once, by the operation, in long runs), and the band is transposed in
-// the output's element size, whose kernels move fewer bytes per element (the 1-byte kernel
-// transposes twice the elements of the 2-byte one per register). A band is a slice of columns.
 // Asks for every line of n columns of `bytes` bytes at in + icol[c] before any is used: the
 // element operation walks one column after another and, on its own, has the few lines of one
 // column in flight at a time (2x slower than the tile kernels, which read 8-16 columns at once).
@@ -81,6 +76,11 @@ inline void prefetch_columns(const char* in, const int64_t* icol, int n, int64_t
   }
 }
 
+// Narrowing conversions (f32 -> bf16, bf16 -> e4m3: fewer output bytes) the other way round:
+// each tile column, contiguous in the input, goes through the element operation into a band
+// column (the input read once, by the operation, in long runs), and the band is transposed in
+// the output's element size, whose kernels move fewer bytes per element (the 1-byte kernel
+// transposes twice the elements of the 2-byte one per register). A band is a slice of columns.
 class ConvertFirstTile final : public TileOp {
  public:
   ConvertFirstTile(TileKernel raw, RowOp op, const Scalars& s, int64_t ie, int64_t oe)
