@@ -293,9 +293,10 @@ std::string plan_text(const TypedCase& c, const std::string& schema) {
 TEST(TypedCpu, NarrowingTilesConvertFirst) {
   Rng rng(test_seed() ^ 0xc0f1);
   SCOPED_TRACE(seed_note());
-  const Pair pairs[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
-                        {XPOSE_TYPE_F32, XPOSE_TYPE_F8_E5M2, 0}, {XPOSE_TYPE_F64, XPOSE_TYPE_F16, 0},
-                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0}, {XPOSE_TYPE_C64, XPOSE_TYPE_C32, 0}};
+  const Pair pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
+      {XPOSE_TYPE_F32, XPOSE_TYPE_F8_E5M2, 0}, {XPOSE_TYPE_F64, XPOSE_TYPE_F16, 0},
+      {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0}, {XPOSE_TYPE_C64, XPOSE_TYPE_C32, 0}};
   const char* schemas[] = {"typed:ti=200,to=16,nt=1", "typed:ti=37,to=64,nt=0", "typed:ti=9,to=3",
                            "typed:ti=64,to=120,nt=1", ""};
   for (int i = 0; i < 60; ++i) {
@@ -328,9 +329,10 @@ TEST(TypedCpu, NarrowingTilesConvertFirst) {
 TEST(TypedCpu, RowsOfShortAndLongRuns) {
   Rng rng(test_seed() ^ 0x5e9);
   SCOPED_TRACE(seed_note());
-  const Pair pairs[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
-                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0}, {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0},
-                        {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, 2}};
+  const Pair pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
+      {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0}, {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0},
+      {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, 2}};
   const char* schemas[] = {"typed:nt=1", "typed:nt=0", ""};
   for (int i = 0; i < 40; ++i) {
     const Pair pr = pairs[rng.below(5)];

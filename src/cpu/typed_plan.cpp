@@ -194,7 +194,8 @@ class TypedPlan final : public BackendPlan {
       << (key_.alpha ? ", alpha" : "") << (key_.beta ? ", beta (reads out)" : "") << "\n  ";
     if (tiled_)
       d << "tile " << ti_ << " x " << to_ << " (input dim " << j_ << " x output-fastest dim "
-        << i_ << "), " << (direct_ || direct_runs_ ? "straight to the output" : "staged, then converted")
+        << i_ << "), "
+        << (direct_ || direct_runs_ ? "straight to the output" : "staged, then converted")
         << (kernel_ ? ", SIMD gather" : ", scalar gather");
     else
       d << "rows of " << n_i_ << " (dim " << i_
