@@ -41,6 +41,10 @@ constexpr int64_t kPrefetchBytes = 16 << 10;  // input asked for ahead of one op
 // operations, longer ones gathered by memcpy first (one Zen 4 core, bf16 -> e4m3: runs of 34-56
 // bytes 1.1-1.9x faster straight, of 584-772 bytes 1.1-1.5x slower).
 constexpr int64_t kShortRunBytes = 128;
+// Output runs of padded pure copies up to this long are moved by the tile kernel with regular
+// stores; longer ones staged and streamed (16-core host, --pad 7, direct against staged: runs of
+// 28-80 bytes 0.60-0.80 of the time, 108-136 bytes 0.78-0.98, 144-164 bytes 1.06-1.19).
+constexpr int64_t kDirectRunBytes = 128;
 // Tile columns this short, and an input dim this near past their end, share lines.
 constexpr int64_t kNearColumnBytes = 128;
 
@@ -264,7 +268,8 @@ class TypedPlan final : public BackendPlan {
     units_ = tiles_i_ * tiles_j_ * outer_volume_;
     direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
     if (is_j_ == ie_) kernel_ = typed_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
-    direct_runs_ = is_copy() && os_i_ == oe_ && i_runs_ && kernel_ != nullptr;
+    direct_runs_ = is_copy() && os_i_ == oe_ && i_runs_ && kernel_ != nullptr &&
+                   group_ext_[0] * oe_ <= kDirectRunBytes;
     if (direct_runs_) nt_ = false;  // runs of a few elements: regular stores
     if (direct_runs_) take_next_column_dim();
   }
