@@ -36,6 +36,9 @@ struct CostTerms {
   double bytes = 0;          // of the tensor
   double span_r = 0, span_w = 0;  // bytes of a contiguous run read / written (rows: the row)
   double elem = 0;           // element bytes of the planned view
+  // The analytic ranking's factor for L2-resident tensors (analytic.hpp l2_threads_exponent):
+  // predicted = analytic_s x l2_factor where the analytic model ranks; not a feature.
+  double l2_factor = 1;
 };
 
 // Kernel classes with a coefficient line each: rows (copy and rows), fvi-small, tiled, packed,
