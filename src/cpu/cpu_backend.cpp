@@ -96,7 +96,7 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
   if (!make_tile_geometry(s, req, g.get(), why)) return false;
   // Rows too long to stage (a forced TO, or super-elements over half the buffer): regular stores.
   if (x.nt && !staged_rows_fit(*g)) x.nt = false;
-  out->predicted = predict_tile(*g, s.volume, x);
+  out->predicted = predict_tile(*g, s.volume, x, p.elem_size);
   out->plan = make_tile_plan(name_of(spec.schema), *g, x, out->predicted);
   return true;
 }
