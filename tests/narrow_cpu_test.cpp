@@ -142,6 +142,36 @@ TEST(NarrowCpu, RandomRanksOneToEightEveryIsa) {
   }
 }
 
+// Input columns at power-of-two strides (512 B to 4 KiB: a block's 64 columns in 1 to 8 cache
+// sets) take the AVX-512BW path that copies each band of 64 bytes of rows out of the input
+// first; tiles of ragged sides (a last band and column block that overlap the ones before),
+// every start offset 0..15 of the input and output.
+TEST(NarrowCpu, PowerOfTwoColumnStrides) {
+  const uint64_t seed = xpose_test::test_seed() + 41;
+  struct Shape {
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+    size_t elem;
+    const char* tile;
+  };
+  const Shape shapes[] = {{{1024, 150}, {1, 0}, 1, "ti=100,to=70"},
+                          {{512, 97}, {1, 0}, 2, "ti=45,to=33"},
+                          {{4096, 66}, {1, 0}, 1, "ti=256,to=65"},
+                          {{512, 3, 129}, {2, 1, 0}, 1, "ti=200,to=129"},
+                          {{256, 2, 90}, {2, 0, 1}, 2, "ti=77,to=90"}};
+  for (const char* isa : {"avx512", "avx2"}) {
+    if (!available(isa)) continue;
+    for (const Shape& s : shapes)
+      for (size_t misalign = 0; misalign < 16; ++misalign) {
+        Case c{s.extents, s.perm, s.elem, misalign, 15 - misalign, 1 + static_cast<int>(misalign % 2)};
+        for (const char* nt : {"0", "1"})
+          EXPECT_TRUE(run_checked(c, std::string("blocked:") + s.tile + ",isa=" + isa + ",nt=" + nt,
+                                  seed + misalign));
+        run_checked(c, "", seed);
+      }
+  }
+}
+
 // In place, through the tile kernels of each instruction set: squares of odd and even order
 // (partial edge tiles, tiles smaller than a block), misaligned data, batches (T_yxz, T_zyx) and
 // a leading index that folds into 2-byte words; checked against the out-of-place result.
