@@ -163,7 +163,8 @@ TEST(NarrowCpu, PowerOfTwoColumnStrides) {
     if (!available(isa)) continue;
     for (const Shape& s : shapes)
       for (size_t misalign = 0; misalign < 16; ++misalign) {
-        Case c{s.extents, s.perm, s.elem, misalign, 15 - misalign, 1 + static_cast<int>(misalign % 2)};
+        const int threads = 1 + static_cast<int>(misalign % 2);
+        Case c{s.extents, s.perm, s.elem, misalign, 15 - misalign, threads};
         for (const char* nt : {"0", "1"})
           EXPECT_TRUE(run_checked(c, std::string("blocked:") + s.tile + ",isa=" + isa + ",nt=" + nt,
                                   seed + misalign));

@@ -119,7 +119,8 @@ bool tile_packed(const char* in, const int64_t* icol, char* out, const int64_t* 
   constexpr int kRows = 64 / E;
   if (nr < kRows || nc < K::kC) return false;
   uint64_t sets = 0;
-  for (int j = 0; j < K::kC; ++j) sets |= uint64_t{1} << ((reinterpret_cast<uintptr_t>(in + icol[j]) >> 6) & 63);
+  for (int j = 0; j < K::kC; ++j)
+    sets |= uint64_t{1} << ((reinterpret_cast<uintptr_t>(in + icol[j]) >> 6) & 63);
   if (std::popcount(sets) >= 16) return false;
   alignas(64) char pack[K::kC * 64];
   int64_t pcol[K::kC];
