@@ -323,11 +323,14 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
     while (whole_rows && span < g.ti && g.orow[static_cast<int>(span)] ==
                                             g.orow[static_cast<int>(span) - 1] + row)
       ++span;
-    // Whole rows that continue each other anywhere in the tile leave as one span (staged in
-    // output order, or joined by the LineWriter): (43,5460,9) perm (2,1,0) of 13-byte
-    // super-elements has 117-byte rows continuing each other 43 rows apart, and was charged
-    // 10 line writes per 117 bytes (predicted 8.6 ms, ran 2.2 ms), so `direct` won at 25 ms.
-    if (narrow_problem && whole_rows) span = std::max(span, joined_runs(g.orow, g.ti, row));
+    // Whole rows of a tile that fits the staging buffer are staged in output order, so rows
+    // that continue each other anywhere in the tile leave as one span: (43,5460,9) perm (2,1,0)
+    // of 13-byte super-elements has 117-byte rows continuing each other 43 rows apart, and was
+    // charged 10 line writes per 117 bytes (predicted 8.6 ms, ran 2.2 ms), so `direct` won at
+    // 25 ms. (Larger tiles leave such rows to the LineWriter, which joins them at a cost: a
+    // 160 x 110 tile of 2-byte elements with 220-byte rows ran 2.1x slower than an 8 x 330 one.)
+    if (narrow_problem && whole_rows && g.ti * row <= kTuning.stage_bytes)
+      span = std::max(span, joined_runs(g.orow, g.ti, row));
     if (row % line != 0)
       write += bytes / (static_cast<double>(row) * span) * 2 * kTuning.partial_line_cost *
                static_cast<double>(line);
