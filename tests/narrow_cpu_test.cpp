@@ -143,9 +143,10 @@ TEST(NarrowCpu, RandomRanksOneToEightEveryIsa) {
 }
 
 // Input columns at power-of-two strides (512 B to 4 KiB: a block's 64 columns in 1 to 8 cache
-// sets) take the AVX-512BW path that copies each band of 64 bytes of rows out of the input
-// first; tiles of ragged sides (a last band and column block that overlap the ones before),
-// every start offset 0..15 of the input and output.
+// sets): 1-byte tiles take the AVX-512BW path that copies each band of 64 bytes of rows out of
+// the input first (2-byte ones, the plain blocks at the same strides); tiles of ragged sides (a
+// last band and column block that overlap the ones before), every start offset 0..15 of the
+// input and output.
 TEST(NarrowCpu, PowerOfTwoColumnStrides) {
   const uint64_t seed = xpose_test::test_seed() + 41;
   struct Shape {

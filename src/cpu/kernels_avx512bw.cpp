@@ -111,13 +111,15 @@ void side_steps(int n, int k, const F& f) {
 // stride share one cache set, so each line left L1 between the four 16-row blocks that use it
 // ((4096, 2048) perm (1, 0): 6.8 GB/s per thread warm, against 35 GB/s at a stride of 4160).
 // Only where the columns crowd into few sets (under 16 of the 64 L1 sets for a block's first
-// columns): elsewhere the copy is a quarter more work for nothing.
+// columns): elsewhere the copy is a quarter more work for nothing. Bytes only: on the 2-byte
+// quick cases (32 columns a block) it made one thread 0.88x as fast (cold, geomean of q01-q08;
+// 1.24x faster with 1-byte elements).
 template <size_t E>
 bool tile_packed(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
                  int nc) {
   using K = NarrowBlock<Ops512, E>;
   constexpr int kRows = 64 / E;
-  if (nr < kRows || nc < K::kC) return false;
+  if (E != 1 || nr < kRows || nc < K::kC) return false;
   uint64_t sets = 0;
   for (int j = 0; j < K::kC; ++j)
     sets |= uint64_t{1} << ((reinterpret_cast<uintptr_t>(in + icol[j]) >> 6) & 63);
