@@ -32,7 +32,7 @@ const char* kBenchHelp =
     "\n"
     "  --list        print the cases, one per line: SUITE CASE EXTENTS PERM [elem=BYTES]\n"
     "  --limit N     N cases spread evenly over each suite (and over each element size in it)\n"
-    "  --seed N      the fresh suite's seed (default: a new one, printed as 'fresh: seed N')\n"
+    "  --seed N      the fresh suites' seed (default: a new one, printed as 'fresh: seed N')\n"
     "  --csv FILE    write suite,case,elem,ms,copy_ms,ratio,plan_us,normalized,plan\n"
     "  --rounds N    run all the suites' cases N times over (default 1) and keep, per case,\n"
     "                the round whose ratio is the median: a slow phase of the machine then\n"
@@ -278,9 +278,10 @@ Suites load_groups(const ParsedArgs& args, std::string* note) {
   const size_t limit =
       limit_arg ? static_cast<size_t>(parse_int("--limit", *limit_arg, 1, 1 << 30)) : SIZE_MAX;
   const auto& names = args.positional;
-  const bool fresh = std::find(names.begin(), names.end(), "fresh") != names.end();
+  const bool fresh = std::any_of(names.begin(), names.end(),
+                                 [](const std::string& n) { return n.rfind("fresh", 0) == 0; });
   const std::string* seed_arg = args.get("--seed");
-  if (seed_arg && !fresh) throw UsageError("--seed: only the fresh suite is drawn from a seed");
+  if (seed_arg && !fresh) throw UsageError("--seed: only the fresh suites are drawn from a seed");
   uint64_t seed = 0;
   if (fresh) {
     seed = seed_arg ? static_cast<uint64_t>(parse_int("--seed", *seed_arg, 0, INT64_MAX))

@@ -133,18 +133,19 @@ std::vector<Case> dtypes() {
 }
 
 // Plan generalization (issue 13 point 6), shapes no suite above tuned the planner on: ranks
-// 2-10, element sizes 1-16 bytes, 30-500 MB (log-uniform), extents of a random ratio in [1, 20],
-// random non-identity permutations, from the run's seed.
-std::vector<Case> fresh(uint64_t seed) {
+// 2-max_rank, element sizes 1-16 bytes, lo-hi bytes (log-uniform), extents of a random ratio in
+// [1, 20], random non-identity permutations, from the run's seed. `fresh`: ranks 2-10, 30-500 MB;
+// `fresh-middle` (issue 14): ranks 2-8, 1-16 MiB, where input and output fit in L2.
+std::vector<Case> fresh(const char* name, uint64_t seed, int max_rank, double lo, double hi) {
   Random rng(seed);
   std::vector<Case> out;
   constexpr size_t kElems[] = {1, 2, 4, 8, 16};
   for (int i = 0; i < 60; ++i) {
-    const int rank = 2 + static_cast<int>(rng.below(9));
+    const int rank = 2 + static_cast<int>(rng.below(static_cast<uint64_t>(max_rank - 1)));
     const size_t elem = kElems[rng.below(5)];
-    const double bytes = 30e6 * std::pow(500.0 / 30.0, rng.unit());
+    const double bytes = lo * std::pow(hi / lo, rng.unit());
     const double ratio = 1 + 19 * rng.unit();
-    out.push_back(make("fresh", format("c%02d-r%de%zu", i, rank, elem),
+    out.push_back(make(name, format("c%02d-r%de%zu", i, rank, elem),
                        ratio_extents(rng, rank, ratio, bytes / elem), random_perm(rng, rank),
                        elem));
   }
@@ -217,7 +218,8 @@ std::vector<Case> builtin(const std::string& name, uint64_t seed) {
   if (name == "square") return square();
   if (name == "small") return small();
   if (name == "dtypes") return dtypes();
-  if (name == "fresh") return fresh(seed);
+  if (name == "fresh") return fresh("fresh", seed, 10, 30e6, 500e6);
+  if (name == "fresh-middle") return fresh("fresh-middle", seed, 8, 1 << 20, 16 << 20);
   if (name == "sizes") return sizes();
   return {};
 }
@@ -268,6 +270,7 @@ const std::vector<SuiteInfo>& builtin_suites() {
       {"all", "every suite above but quick and small"},
       {"dtypes", "cuTT's recipe at ~200 MB for 1, 2, 4, 8, 16-byte elements, 6D in fp16"},
       {"fresh", "60 random cases: ranks 2-10, 1-16 B elements, 30-500 MB, a new seed per run"},
+      {"fresh-middle", "as fresh, ranks 2-8, 1-16 MiB (with --latency: L2-resident sizes)"},
       {"sizes", "4 KiB to 1 GiB (x4), 2D / 4D / 6D, f32 / fp16 / f64 (with --latency)"}};
   return suites;
 }

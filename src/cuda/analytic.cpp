@@ -174,6 +174,10 @@ void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, int for
   const double wavefronts = 2.0 * T.num_tiles * slots * (threads / 32.0) *
                             std::max(1.0, g.esize * 32.0 / 128.0);
   finish_cost(dev, mem, instr, wavefronts, terms, c);
+  const Problem& p = *g.p;
+  if (p.plain() && g.esize <= 8 && dev.l2_bytes > 0 &&
+      2.0 * static_cast<double>(p.bytes()) <= kTune.l2_resident_share * dev.l2_bytes)
+    c->predicted *= std::pow(threads / 256.0, kTune.l2_threads_exponent);
 }
 
 // Blocks of the narrow kernel resident on one SM: its registers (two blocks at least, its launch

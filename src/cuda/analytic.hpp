@@ -58,6 +58,16 @@ struct Tuning {
   int64_t direct_max_bytes = int64_t{1} << 20;
   int64_t direct_max_elems = int64_t{1} << 17;
   double direct_elem_instr = 12;  // per element and output dim: a fast division, the offset
+  // Plain tensors of 4- and 8-byte elements whose input and output fit in L2 together
+  // (l2_resident_share of it; up to ~18 MB each on the H100): a block moves one or two tiles,
+  // its time is the latency of its prologue and tile rounds, and the model (DRAM time) ranked
+  // big blocks first where smaller ones, more of them per SM, finish sooner. Tiled predictions
+  // there scale by (threads / 256) ^ l2_threads_exponent. Fitted on 40 random problems of
+  // 1-16 MiB (seed 557827778), checked on 120 fresh ones (three seeds): chosen / fastest
+  // candidate, geometric mean, 4 B 1.155 -> 1.092, 8 B 1.113 -> 1.063; 16 B 1.092 -> 1.084 by
+  // the same measure but graph-replayed 0.91-0.97x slower, so not 16 B (docs/perf/middle-h100.md).
+  double l2_resident_share = 0.75;
+  double l2_threads_exponent = 0.2;
 };
 inline constexpr Tuning kTune{};
 

@@ -72,6 +72,25 @@ TEST(CudaPlanner, ModelPredictsNearCopyForLargeTranspose) {
   EXPECT_LE(ratio, 1.01);
 }
 
+// Tensors that fit in L2 with their output (analytic.hpp l2_threads_exponent): smaller blocks,
+// more of them per SM; larger tensors keep the big blocks the DRAM model ranks first, and
+// 16-byte elements keep their choice.
+TEST(CudaPlanner, L2ResidentTensorsTakeSmallerBlocks) {
+  const DeviceInfo dev = h100();
+  Choice mid, big;
+  ASSERT_TRUE(best_choice(problem({1024, 1024}, {1, 0}, 4), dev, nullptr, &mid, false));
+  ASSERT_TRUE(best_choice(problem({8192, 8192}, {1, 0}, 4), dev, nullptr, &big, false));
+  EXPECT_LE(mid.threads, 256);
+  EXPECT_GT(big.threads, mid.threads);
+  DeviceInfo no_l2 = dev;
+  no_l2.l2_bytes = 0;  // unknown: no L2 term
+  Choice plain16, plain16_no_l2;
+  ASSERT_TRUE(best_choice(problem({256, 1024}, {1, 0}, 16), dev, nullptr, &plain16, false));
+  ASSERT_TRUE(best_choice(problem({256, 1024}, {1, 0}, 16), no_l2, nullptr, &plain16_no_l2, false));
+  EXPECT_EQ(plain16.threads, plain16_no_l2.threads);
+  EXPECT_EQ(plain16.predicted, plain16_no_l2.predicted);
+}
+
 TEST(CudaPlanner, SpecsStayWithinLimits) {
   const DeviceInfo dev = h100();
   std::mt19937_64 rng(xpose_test::test_seed("SpecsStayWithinLimits"));
