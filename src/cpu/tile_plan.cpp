@@ -6,7 +6,6 @@
 #include <memory>
 #include <sstream>
 #include <utility>
-#include <vector>
 
 #include "cpu/line_writer.hpp"
 #include "cpu/plans.hpp"
@@ -216,21 +215,28 @@ class TilePlan final : public BackendPlan {
   }
 
   // The lines of a full tile's input (offsets from the tile's first element, line-sized steps
-  // from each column's start and its last byte), each once and in address order, so that a
-  // tile's requests cost one instruction a line: columns that continue each other asked for
-  // each line up to 8 times (16 x 16-byte tiles of (16,16,16,16,16,8) perm (1,0,3,2,5,4), 8 x
-  // 512 ones of 8^8: 0.80x as fast as without any prefetch). At most kMaxPrefetch lines.
+  // from each column's start and its last byte), each once, so that a tile's requests cost one
+  // instruction a line: short columns that continue each
+  // other asked for each line up to 8 times (16 x 16-byte tiles of (16,16,16,16,16,8) perm
+  // (1,0,3,2,5,4), 8 x 512 ones of 8^8: 0.80x as fast as without any prefetch). At most
+  // kMaxPrefetch lines; no allocation (the planner builds every candidate).
   void find_prefetch_lines() {
     const int64_t run = g_.ti * static_cast<int64_t>(g_.in_eb), line = kTuning.line_bytes;
-    std::vector<int64_t> lines;
+    int64_t last = -1;
+    const auto add = [&](int64_t at) {
+      const int64_t l = at / line * line;
+      if (l != last && prefetch_lines_ < kMaxPrefetch) prefetch_off_[prefetch_lines_++] = l;
+      last = l;
+    };
     for (int c = 0; c < g_.to; ++c) {
-      for (int64_t o = 0; o < run; o += line) lines.push_back((g_.icol[c] + o) / line);
-      lines.push_back((g_.icol[c] + run - 1) / line);
+      for (int64_t o = 0; o < run; o += line) add(g_.icol[c] + o);
+      add(g_.icol[c] + run - 1);
     }
-    std::sort(lines.begin(), lines.end());
-    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
-    prefetch_lines_ = static_cast<int>(std::min<size_t>(lines.size(), kMaxPrefetch));
-    for (int i = 0; i < prefetch_lines_; ++i) prefetch_off_[i] = lines[i] * line;
+    // In address order (requests to one page together): 8-10 % faster than column order on
+    // (11,185,3,152,35) perm (2,1,0,4,3) and (11,121,11,121,11) perm (2,1,4,0,3).
+    std::sort(prefetch_off_, prefetch_off_ + prefetch_lines_);
+    prefetch_lines_ = static_cast<int>(
+        std::unique(prefetch_off_, prefetch_off_ + prefetch_lines_) - prefetch_off_);
   }
 
   // The input lines of the tile at `in` (find_prefetch_lines()), requested one tile ahead into
