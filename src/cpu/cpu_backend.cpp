@@ -93,7 +93,11 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
   if (!why->empty()) return false;
   ExecSettings x;
   x.threads = threads;
-  x.nt = spec.nt < 0 ? want_nt(p.bytes(), threads) : spec.nt == 1;
+  // 1- and 2-byte tiles (blocked, matrix) stage and stream from a smaller size (tuning table).
+  const bool narrow_tiles = p.elem_size <= 2 &&
+                            (spec.schema == Schema::kBlocked || spec.schema == Schema::kMatrix);
+  const double fraction = narrow_tiles ? kTuning.narrow_nt_llc_fraction : kTuning.nt_llc_fraction;
+  x.nt = spec.nt < 0 ? want_nt(p.bytes(), threads, fraction) : spec.nt == 1;
   x.isa = spec.isa;
   if (spec.schema == Schema::kTyped) {
     x.nt = spec.nt < 0 ? want_nt(p.out_bytes(), threads) : spec.nt == 1;

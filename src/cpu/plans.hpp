@@ -159,8 +159,8 @@ void run_chunks(int threads, int64_t units, int64_t bytes, const F& f) {
 }
 
 // Whether an output of `bytes` written by `threads` threads should use non-temporal stores:
-// beyond half the LLC share of those threads (the LLC size is queried once).
-bool want_nt(int64_t bytes, int threads);
+// beyond `fraction` of the LLC share of those threads (the LLC size is queried once).
+bool want_nt(int64_t bytes, int threads, double fraction = kTuning.nt_llc_fraction);
 // Cost model: memory traffic of writing `bytes`, per byte, with or without non-temporal stores.
 double write_factor(int64_t bytes, const ExecSettings& x);
 

@@ -179,7 +179,7 @@ double write_factor(int64_t bytes, const ExecSettings& x) {
   return nt ? kTuning.nt_in_cache_factor : 1.0;
 }
 
-bool want_nt(int64_t bytes, int threads) {
+bool want_nt(int64_t bytes, int threads, double fraction) {
   // XPOSE_CPU_NT=0|1 overrides the rule (experiments; read once).
   static const int forced = [] {
     const char* v = std::getenv("XPOSE_CPU_NT");
@@ -187,7 +187,7 @@ bool want_nt(int64_t bytes, int threads) {
   }();
   if (forced >= 0) return forced == 1;
   const int64_t share = std::min(llc_bytes(), kTuning.llc_share_per_thread * threads);
-  return static_cast<double>(bytes) > kTuning.nt_llc_fraction * static_cast<double>(share);
+  return static_cast<double>(bytes) > fraction * static_cast<double>(share);
 }
 
 }  // namespace xpose::detail::cpu
