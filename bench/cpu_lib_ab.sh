@@ -4,14 +4,14 @@
 # minimum over the rounds is kept, and the summary is the time of A over the time of B per case
 # (median, geomean, slowest and fastest, and the cases whose plan differs). For loaded machines
 # where `xpose bench` ratios move with the memcpy baseline (docs/perf/cpu-2core.md, session 11).
-# Usage: bash bench/cpu_lib_ab.sh A_BIN B_BIN ELEM THREADS REPS ROUNDS < CASES
+# Usage: bash bench/cpu_lib_ab.sh A_BIN B_BIN ELEM THREADS REPS ROUNDS [FLUSH_MIB] < CASES
 set -euo pipefail
-a=$1 b=$2 elem=$3 threads=$4 reps=$5 rounds=$6
+a=$1 b=$2 elem=$3 threads=$4 reps=$5 rounds=$6 flush=${7:-}
 tmp=$(mktemp -d)
 cat > "$tmp/cases"
 for ((i = 0; i < rounds; ++i)); do
-  "$a" "$elem" "$threads" "$reps" < "$tmp/cases" > "$tmp/a$i"
-  "$b" "$elem" "$threads" "$reps" < "$tmp/cases" > "$tmp/b$i"
+  "$a" "$elem" "$threads" "$reps" $flush < "$tmp/cases" > "$tmp/a$i"
+  "$b" "$elem" "$threads" "$reps" $flush < "$tmp/cases" > "$tmp/b$i"
 done
 python3 - "$tmp" "$rounds" <<'EOF'
 import statistics, sys
