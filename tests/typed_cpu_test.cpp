@@ -279,6 +279,114 @@ TEST(TypedCpu, DenseProblemsThroughTheTiledEngine) {
   }
 }
 
+// The description of the plan cpu_make_plan makes for `c` under `schema`.
+std::string plan_text(const TypedCase& c, const std::string& schema) {
+  BackendPlanPtr plan;
+  const xpose_options_t o = xpose_test::cpu_options(XPOSE_COL_MAJOR, 1);
+  return cpu_make_plan(problem_of(c), o, schema, &plan) == XPOSE_SUCCESS ? plan->describe() : "";
+}
+
+// Narrowing conversions (fewer output bytes) in tiles of at most 64 columns convert each input
+// column first and transpose in the output's element size (typed_tiles.cpp, ConvertFirstTile);
+// wider tiles, widening conversions and beta transpose first. Every tile edge against the
+// reference.
+TEST(TypedCpu, NarrowingTilesConvertFirst) {
+  Rng rng(test_seed() ^ 0xc0f1);
+  SCOPED_TRACE(seed_note());
+  const Pair pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
+      {XPOSE_TYPE_F32, XPOSE_TYPE_F8_E5M2, 0}, {XPOSE_TYPE_F64, XPOSE_TYPE_F16, 0},
+      {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0}, {XPOSE_TYPE_C64, XPOSE_TYPE_C32, 0}};
+  const char* schemas[] = {"typed:ti=200,to=16,nt=1", "typed:ti=37,to=64,nt=0", "typed:ti=9,to=3",
+                           "typed:ti=64,to=120,nt=1", ""};
+  for (int i = 0; i < 60; ++i) {
+    const Pair pr = pairs[rng.below(6)];
+    TypedCase c;
+    c.in_type = pr.in, c.out_type = pr.out;
+    c.extents = {2 + static_cast<int64_t>(rng.below(300)), 2 + static_cast<int64_t>(rng.below(90)),
+                 2 + static_cast<int64_t>(rng.below(4))};
+    c.perm = rng.below(2) ? std::vector<int>{1, 0, 2} : std::vector<int>{2, 0, 1};
+    c.in_strides = c.dense(c.extents);
+    c.out_strides = c.dense(c.out_extents());
+    if (rng.below(3) == 0) c.alpha[0] = random_scalar(rng);
+    if (rng.below(4) == 0) c.beta[0] = random_scalar(rng);
+    const std::string schema = schemas[rng.below(5)];
+    SCOPED_TRACE(describe(c) + " schema " + schema);
+    const std::string text = plan_text(c, schema);  // "typed ti=.. to=.. ..."
+    const size_t to = text.find(" to=");
+    ASSERT_NE(to, std::string::npos) << text;
+    const bool first = c.out_elem() < c.in_elem() && c.beta[0] == 0 &&
+                       std::stoi(text.substr(to + 4)) <= 64;
+    EXPECT_NE(text.find(first ? "typed into" : "typed over"), std::string::npos) << text;
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema, false, "typed ti=");
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The rows shape (the leading dim stays) with output-continuing dims: runs along it short
+// (converted straight from the input, 2D operations along the next group dim) and long
+// (gathered first), rows cut by segments mid-run, dense or padded input, both store modes.
+TEST(TypedCpu, RowsOfShortAndLongRuns) {
+  Rng rng(test_seed() ^ 0x5e9);
+  SCOPED_TRACE(seed_note());
+  const Pair pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0}, {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
+      {XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0}, {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0},
+      {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, 2}};
+  const char* schemas[] = {"typed:nt=1", "typed:nt=0", ""};
+  for (int i = 0; i < 40; ++i) {
+    const Pair pr = pairs[rng.below(5)];
+    TypedCase c;
+    c.in_type = pr.in, c.out_type = pr.out, c.elem_size = pr.bytes;
+    const int64_t lead = rng.below(2) ? 2 + rng.below(39) : 60 + rng.below(300);
+    c.extents = {lead, 2 + static_cast<int64_t>(rng.below(30)),
+                 2 + static_cast<int64_t>(rng.below(30)), 1 + static_cast<int64_t>(rng.below(12))};
+    c.perm = rng.below(2) ? std::vector<int>{0, 2, 1, 3} : std::vector<int>{0, 3, 2, 1};
+    std::vector<int64_t> padded = c.extents;  // dense, or padded by 1-7 per dim
+    if (rng.below(2))
+      for (int64_t& e : padded) e += 1 + static_cast<int64_t>(rng.below(7));
+    c.in_strides = c.dense(padded);
+    c.out_strides = c.dense(c.out_extents());
+    if (pr.in == XPOSE_TYPE_F32 && pr.out == XPOSE_TYPE_F32) c.beta[0] = 1;
+    if (pr.in == XPOSE_TYPE_BYTES && c.in_strides == c.dense(c.extents)) c.in_strides[1] += 1;
+    const char* schema = schemas[rng.below(3)];
+    SCOPED_TRACE(describe(c) + " schema " + schema);
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema, false, "typed rows");
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Padded copies (strided BYTES, both tensors padded by 1-7 per side) of short extents, whose
+// output rows are runs along I's first dim: each run moved by the tile kernel straight into the
+// output, and short tile columns walked along the next input dim within a unit.
+TEST(TypedCpu, PaddedCopiesOfShortRuns) {
+  Rng rng(test_seed() ^ 0x9add);
+  SCOPED_TRACE(seed_note());
+  for (int i = 0; i < 40; ++i) {
+    TypedCase c;
+    c.in_type = c.out_type = XPOSE_TYPE_BYTES;
+    c.elem_size = size_t{1} << rng.below(4);
+    const int rank = 4 + static_cast<int>(rng.below(3));
+    for (int k = 0; k < rank; ++k) c.extents.push_back(2 + static_cast<int64_t>(rng.below(8)));
+    c.perm = rng.permutation(rank);
+    if (c.perm[0] == 0) std::swap(c.perm[0], c.perm[rank - 1]);
+    if (i == 0)  // large enough for units of several tiles along input dim 1
+      c.extents = {6, 9, 7, 6, 10, 5, 4}, c.perm = {3, 0, 5, 2, 1, 4, 6};
+    const auto padded = [&](const std::vector<int64_t>& ext) {
+      std::vector<int64_t> full = ext;
+      for (int64_t& e : full) e += 2 + static_cast<int64_t>(rng.below(13));
+      return c.dense(full);
+    };
+    c.in_strides = padded(c.extents);
+    c.out_strides = padded(c.out_extents());
+    SCOPED_TRACE(describe(c));
+    const std::string text = plan_text(c, "");
+    if (i == 0) EXPECT_NE(text.find("along the next input dim"), std::string::npos) << text;
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next());
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Forced tile sides and store modes: odd tiles, non-temporal streaming of the output rows.
 TEST(TypedCpu, ForcedTilesAndStores) {
   Rng rng(test_seed() ^ 0xf0ced);

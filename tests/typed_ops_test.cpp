@@ -27,11 +27,16 @@ struct Case {
   bool alpha, beta;
 };
 
-// Inputs of `ie` bytes: every 16-bit pattern, or for 4 bytes every upper half with these lower
-// halves (f16's rounding point is bit 12, bf16's bit 15: ties, their neighbours, odd and even
-// kept bits) and one random lower half.
+// Inputs of `ie` bytes: every byte (repeated), every 16-bit pattern, or for 4 bytes every upper
+// half with these lower halves (f16's rounding point is bit 12, bf16's bit 15: ties, their
+// neighbours, odd and even kept bits) and one random lower half.
 std::vector<unsigned char> inputs(size_t ie, Rng& rng) {
   std::vector<unsigned char> v;
+  if (ie == 1) {  // every byte, several times (rows cross every register position)
+    for (int k = 0; k < 9; ++k)
+      for (uint32_t x = 0; x < 256; ++x) v.push_back(static_cast<unsigned char>(x));
+    return v;
+  }
   if (ie == 2) {
     for (uint32_t x = 0; x < 65536; ++x) {
       const auto h = static_cast<uint16_t>(x);
@@ -77,6 +82,9 @@ TEST(TypedOps, EveryInstructionSetMatchesTheBaselineOnEveryPattern) {
                         {XPOSE_TYPE_F32, XPOSE_TYPE_F16, 4, 2, false, false},
                         {XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 4, 2, false, false},
                         {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 2, 1, false, false},
+                        {XPOSE_TYPE_F32, XPOSE_TYPE_F8_E4M3, 4, 1, false, false},
+                        {XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F32, 1, 4, false, false},
+                        {XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_BF16, 1, 2, false, false},
                         {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 4, 4, false, true},
                         {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 4, 4, true, false},
                         {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 4, 4, true, true}};

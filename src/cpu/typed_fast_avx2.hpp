@@ -7,9 +7,11 @@
 //  - f16 <-> f32 by F16C (vcvtph2ps is exact; vcvtps2ph rounds to nearest even as the
 //    instruction says, with inf on overflow and f16 subnormals), NaN then made canonical with
 //    its sign;
-//  - f32 -> bf16 in 32-bit lanes, the rounding of convert.hpp's round_bits for it (bf16 ->
-//    e4m3 in 32-bit lanes, as AVX2's variable shifts need, ran no faster than GCC's
-//    vectorization of the generic code, 2.7 against 2.9 G elements/s, and is left to it);
+//  - f32 -> bf16 in 32-bit lanes, the rounding of convert.hpp's round_bits for it;
+//  - bf16 -> e4m3 in 16-bit lanes and f32 -> e4m3 in 32-bit lanes, subnormal results by an f32
+//    addition (a form with AVX2's 32-bit variable shifts ran no faster than GCC's
+//    vectorization of the generic code);
+//  - e4m3 -> f32 and e4m3 -> bf16 (exact: f32's upper half) in 32-bit lanes;
 //  - f32 -> f32 with alpha / beta in f32 arithmetic, each product and sum rounded (the
 //    including file does not enable FMA), NaN results the positive quiet NaN.
 // No include guard: part of typed_ops_body.hpp's instantiation.
@@ -55,6 +57,66 @@ inline __m256i pack16(__m256i lo, __m256i hi) {
   return _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
 }
 
+// round_bits<E4M3, BF16> in 16-bit lanes. Normal results: the magnitude rounded at bit 4 and
+// rebiased by (127 - 7) << 3. Subnormal ones (|x| < 2^-6): as convert.hpp's f32 source does,
+// |x| as f32 (the bf16 bits in the upper half of a 32-bit lane) plus 2^14, whose ulp is E4M3's
+// smallest subnormal 2^-9, rounds to nearest even in the addition; the sum's low bits count
+// those subnormals (DAZ/FTZ cannot change it: bf16 subnormals round to 0, the sum is normal).
+// AVX2 has no 16-bit variable shifts, which the AVX-512 form uses there. Overflow (over 0x7e)
+// and inf/NaN in: 0x7f; the sign kept.
+inline __m256i bf16_to_e4m3(__m256i x) {
+  const __m256i a = _mm256_and_si256(x, _mm256_set1_epi16(0x7fff));
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi16(a, 4), _mm256_set1_epi16(1));
+  const __m256i normal = _mm256_sub_epi16(
+      _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(a, _mm256_set1_epi16(7)), odd), 4),
+      _mm256_set1_epi16(120 << 3));
+  const __m256 big = _mm256_set1_ps(16384.0f);
+  const __m256i zero = _mm256_setzero_si256(), big_bits = _mm256_castps_si256(big);
+  const auto sub32 = [&](__m256i f) {
+    return _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(f), big)),
+                            big_bits);
+  };
+  const __m256i sub = _mm256_packus_epi32(sub32(_mm256_unpacklo_epi16(zero, a)),
+                                          sub32(_mm256_unpackhi_epi16(zero, a)));
+  const __m256i is_sub = _mm256_cmpgt_epi16(_mm256_set1_epi16(121 << 7), a);
+  const __m256i mag = _mm256_min_epu16(_mm256_blendv_epi8(normal, sub, is_sub),
+                                       _mm256_set1_epi16(0x7f));
+  return _mm256_or_si256(mag, _mm256_and_si256(_mm256_srli_epi16(x, 8), _mm256_set1_epi16(0x80)));
+}
+
+// round_bits<E4M3, F32> in 32-bit lanes: bf16_to_e4m3's rounding with f32's mantissa (normal
+// results rounded at bit 20; subnormal ones by the same f32 addition, of |x| itself). The
+// result in 32-bit lanes.
+inline __m256i f32_to_e4m3_lanes(__m256i x) {
+  const __m256i a = _mm256_and_si256(x, splat(0x7fffffff));
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(a, 20), splat(1));
+  const __m256i normal = _mm256_sub_epi32(
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, splat(0x7ffff)), odd), 20),
+      splat(120 << 3));
+  const __m256 big = _mm256_set1_ps(16384.0f);
+  const __m256i sub = _mm256_sub_epi32(
+      _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), big)), _mm256_castps_si256(big));
+  const __m256i is_sub = _mm256_cmpgt_epi32(splat(121 << 23), a);
+  const __m256i mag = _mm256_min_epu32(_mm256_blendv_epi8(normal, sub, is_sub), splat(0x7f));
+  return _mm256_or_si256(mag, _mm256_and_si256(_mm256_srli_epi32(x, 24), splat(0x80)));
+}
+
+// widen_to_f32<E4M3> for 8 bytes: normal magnitudes moved to f32's exponent (rebias
+// (127 - 7) << 23), subnormal ones m * 2^-9 exactly (m as f32, its exponent lowered by 9),
+// S.1111.111 the canonical NaN with its sign.
+inline __m256i e4m3_to_f32(__m128i b8) {
+  const __m256i b = _mm256_cvtepu8_epi32(b8);
+  const __m256i mag = _mm256_and_si256(b, splat(0x7f));
+  const __m256i normal = _mm256_add_epi32(_mm256_slli_epi32(mag, 20), splat(120 << 23));
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i sub = _mm256_andnot_si256(  // m = 0: 0
+      _mm256_cmpeq_epi32(mag, zero),
+      _mm256_sub_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(mag)), splat(9 << 23)));
+  __m256i f = _mm256_blendv_epi8(normal, sub, _mm256_cmpgt_epi32(splat(8), mag));
+  f = _mm256_blendv_epi8(f, splat(0x7fc00000), _mm256_cmpeq_epi32(mag, splat(0x7f)));
+  return _mm256_or_si256(f, _mm256_slli_epi32(_mm256_and_si256(b, splat(0x80)), 24));
+}
+
 // Rows: whole vectors; FastRow's caller (typed_ops_body.hpp) does the rest element by element.
 template <>
 struct FastRow<XPOSE_TYPE_F16, XPOSE_TYPE_F32, false, false> {
@@ -90,6 +152,70 @@ struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_BF16, false, false> {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 2 * e),
                           pack16(f32_to_bf16_lanes(_mm256_loadu_si256(p)),
                                  f32_to_bf16_lanes(_mm256_loadu_si256(p + 1))));
+    }
+    return e;
+  }
+};
+
+template <>
+struct FastRow<XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    int64_t e = 0;
+    for (; e + 32 <= n; e += 32) {
+      const auto* p = reinterpret_cast<const __m256i*>(x + 2 * e);
+      const __m256i b = _mm256_packus_epi16(bf16_to_e4m3(_mm256_loadu_si256(p)),
+                                            bf16_to_e4m3(_mm256_loadu_si256(p + 1)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e), _mm256_permute4x64_epi64(b, 0xd8));
+    }
+    return e;
+  }
+};
+
+// Four registers of 32-bit lanes packed to bytes (per 128-bit lane), dwords put back in order.
+template <>
+struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F8_E4M3, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    int64_t e = 0;
+    for (; e + 32 <= n; e += 32) {
+      const auto* p = reinterpret_cast<const __m256i*>(x + 4 * e);
+      const __m256i ab = _mm256_packus_epi32(f32_to_e4m3_lanes(_mm256_loadu_si256(p)),
+                                             f32_to_e4m3_lanes(_mm256_loadu_si256(p + 1)));
+      const __m256i cd = _mm256_packus_epi32(f32_to_e4m3_lanes(_mm256_loadu_si256(p + 2)),
+                                             f32_to_e4m3_lanes(_mm256_loadu_si256(p + 3)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e),
+                          _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd), order));
+    }
+    return e;
+  }
+};
+
+template <>
+struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F32, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    int64_t e = 0;
+    for (; e + 8 <= n; e += 8)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 4 * e),
+                          e4m3_to_f32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + e))));
+    return e;
+  }
+};
+
+// bf16 out: f32's upper half (every e4m3 value is a bf16 one).
+template <>
+struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_BF16, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    int64_t e = 0;
+    for (; e + 16 <= n; e += 16) {
+      const auto* p = reinterpret_cast<const __m128i*>(x + e);
+      const __m256i lo = _mm256_srli_epi32(e4m3_to_f32(_mm_loadl_epi64(p)), 16);
+      const __m256i hi = _mm256_srli_epi32(e4m3_to_f32(_mm_loadl_epi64(
+                                               reinterpret_cast<const __m128i*>(x + e + 8))), 16);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 2 * e), pack16(lo, hi));
     }
     return e;
   }

@@ -8,8 +8,11 @@
 //  - f16 <-> f32 by the F16C-style instructions of AVX-512F (vcvtph2ps is exact; vcvtps2ph
 //    rounds to nearest even with the rounding given in the instruction, giving inf on
 //    overflow and f16 subnormals), NaN then replaced by the canonical one with its sign;
-//  - f32 -> bf16 and bf16 -> e4m3 in integer lanes (16-bit lanes for bf16: 32 per register),
-//    the rounding of convert.hpp's round_bits written for those formats;
+//  - f32 -> bf16, bf16 -> e4m3 and f32 -> e4m3 in integer lanes (16-bit lanes for bf16: 32
+//    per register), the rounding of convert.hpp's round_bits written for those formats
+//    (e4m3's subnormal results by an f32 addition);
+//  - e4m3 -> f32 and e4m3 -> bf16 (exact: f32's upper half) in 32-bit lanes, subnormals by
+//    an integer-to-float conversion;
 //  - f32 -> f32 with alpha / beta in f32 arithmetic, each product and sum rounded (this file's
 //    translation unit has no FMA contraction), NaN results made the positive quiet NaN.
 // No include guard: part of typed_ops_body.hpp's instantiation.
@@ -59,37 +62,70 @@ inline __m256i f32_to_bf16(__m512i x) {
   return _mm512_cvtepi32_epi16(r);
 }
 
-// round_bits<E4M3, BF16> in 16-bit lanes. Normal results: the magnitude rounded at bit 4 and
-// rebiased by (127 - 7) << 3; subnormal ones (|x| < 2^-6, exponent field e <= 120): the
-// significand with its implicit bit, in units of E4M3's 2^-9, is sig >> (125 - e), rounded to
-// nearest even at that shift (capped at 9, past which sig < 2^8 rounds to 0; e = 0 has no
-// implicit bit and rounds to 0 as well); over 448 -> NaN, NaN -> NaN, sign kept.
-inline __m256i bf16_to_e4m3(__m512i x) {
-  const __m512i one = _mm512_set1_epi16(1);
+// round_bits<E4M3, BF16> in 16-bit lanes, 32 per register. Normal results: the magnitude
+// rounded at bit 4 and rebiased by (127 - 7) << 3. Subnormal ones (|x| < 2^-6): as
+// convert.hpp's f32 source does, |x| as f32 (the bf16 bits in the upper half of a 32-bit lane)
+// plus 2^14, whose ulp is E4M3's smallest subnormal 2^-9, rounds to nearest even in the
+// addition, and the sum's low bits count those subnormals (DAZ/FTZ cannot change it: bf16
+// subnormals round to 0, the sum is normal); 1.8x the rate of the same rounding by variable
+// shifts. Over 0x7e (448) and inf/NaN in: 0x7f; the sign kept. The result in 16-bit lanes.
+inline __m512i bf16_to_e4m3_words(__m512i x) {
   const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7fff));
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, 4), one);
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, 4), _mm512_set1_epi16(1));
   const __m512i normal = _mm512_sub_epi16(
       _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(7)), odd), 4),
       _mm512_set1_epi16(120 << 3));
-  const __m512i e = _mm512_srli_epi16(a, 7);
-  const __mmask32 has_lead = _mm512_cmpneq_epi16_mask(e, _mm512_setzero_si512());
-  const __m512i mant = _mm512_and_si512(a, _mm512_set1_epi16(0x7f));
-  const __m512i s =
-      _mm512_mask_mov_epi16(mant, has_lead, _mm512_or_si512(mant, _mm512_set1_epi16(0x80)));
-  const __m512i r = _mm512_min_epu16(_mm512_subs_epu16(_mm512_set1_epi16(125), e),
-                                     _mm512_set1_epi16(9));
-  const __m512i half_m1 = _mm512_sub_epi16(_mm512_sllv_epi16(one, _mm512_sub_epi16(r, one)), one);
-  const __m512i sodd = _mm512_and_si512(_mm512_srlv_epi16(s, r), one);
-  const __m512i sub = _mm512_srlv_epi16(_mm512_add_epi16(_mm512_add_epi16(s, half_m1), sodd), r);
+  const __m512 big = _mm512_set1_ps(16384.0f);
+  const __m512i zero = _mm512_setzero_si512(), big_bits = _mm512_castps_si512(big);
+  const auto sub32 = [&](__m512i f) {
+    return _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(f), big)),
+                            big_bits);
+  };
+  const __m512i sub = _mm512_packus_epi32(sub32(_mm512_unpacklo_epi16(zero, a)),
+                                          sub32(_mm512_unpackhi_epi16(zero, a)));
   const __mmask32 is_sub = _mm512_cmplt_epu16_mask(a, _mm512_set1_epi16(121 << 7));
-  __m512i mag = _mm512_mask_mov_epi16(normal, is_sub, sub);
-  const __mmask32 over = _mm512_cmpgt_epu16_mask(mag, _mm512_set1_epi16(0x7e)) |
-                         _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7f80));
-  mag = _mm512_mask_mov_epi16(mag, over, _mm512_set1_epi16(0x7f));
-  mag = _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80)));
-  return _mm512_cvtepi16_epi8(mag);
+  const __m512i mag = _mm512_min_epu16(_mm512_mask_mov_epi16(normal, is_sub, sub),
+                                       _mm512_set1_epi16(0x7f));
+  return _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80)));
 }
 
+inline __m256i bf16_to_e4m3(__m512i x) { return _mm512_cvtepi16_epi8(bf16_to_e4m3_words(x)); }
+
+// round_bits<E4M3, F32> in 32-bit lanes: bf16_to_e4m3_words's rounding with f32's mantissa
+// (normal results rounded at bit 20; subnormal ones by the same f32 addition, of |x| itself).
+inline __m128i f32_to_e4m3(__m512i x) {
+  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1));
+  const __m512i normal = _mm512_sub_epi32(
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x7ffff)), odd),
+                        20),
+      _mm512_set1_epi32(120 << 3));
+  const __m512 big = _mm512_set1_ps(16384.0f);
+  const __m512i sub = _mm512_sub_epi32(
+      _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), big)), _mm512_castps_si512(big));
+  const __mmask16 is_sub = _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(121 << 23));
+  const __m512i mag = _mm512_min_epu32(_mm512_mask_mov_epi32(normal, is_sub, sub),
+                                       _mm512_set1_epi32(0x7f));
+  return _mm512_cvtepi32_epi8(
+      _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80))));
+}
+
+// widen_to_f32<E4M3> for 16 bytes: normal magnitudes moved to f32's exponent (rebias
+// (127 - 7) << 23), subnormal ones m * 2^-9 exactly (m as f32, its exponent lowered by 9),
+// S.1111.111 the canonical NaN with its sign.
+inline __m512i e4m3_to_f32(__m128i b8) {
+  const __m512i b = _mm512_cvtepu8_epi32(b8);
+  const __m512i mag = _mm512_and_si512(b, _mm512_set1_epi32(0x7f));
+  const __m512i normal = _mm512_add_epi32(_mm512_slli_epi32(mag, 20), _mm512_set1_epi32(120 << 23));
+  const __m512i sub = _mm512_maskz_sub_epi32(
+      _mm512_test_epi32_mask(mag, mag), _mm512_castps_si512(_mm512_cvtepi32_ps(mag)),
+      _mm512_set1_epi32(9 << 23));
+  __m512i f = _mm512_mask_mov_epi32(normal, _mm512_cmplt_epu32_mask(mag, _mm512_set1_epi32(8)),
+                                    sub);
+  f = _mm512_mask_mov_epi32(f, _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(0x7f)),
+                            _mm512_set1_epi32(0x7fc00000));
+  return _mm512_or_si512(f, _mm512_slli_epi32(_mm512_and_si512(b, _mm512_set1_epi32(0x80)), 24));
+}
 
 // Rows: whole registers, then one masked register for the rest (FastRow, typed_ops_body.hpp):
 // all n elements.
@@ -149,6 +185,57 @@ struct FastRow<XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, false, false> {
     if (e == n) return n;
     const __mmask32 m = first32(n - e);
     _mm256_mask_storeu_epi8(y + e, m, bf16_to_e4m3(_mm512_maskz_loadu_epi16(m, x + 2 * e)));
+    return n;
+  }
+};
+
+template <>
+struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F8_E4M3, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    int64_t e = 0;
+    for (; e + 16 <= n; e += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + e),
+                       f32_to_e4m3(_mm512_loadu_si512(x + 4 * e)));
+    if (e == n) return n;
+    const __mmask16 m = first16(n - e);
+    _mm_mask_storeu_epi8(y + e, m, f32_to_e4m3(_mm512_maskz_loadu_epi32(m, x + 4 * e)));
+    return n;
+  }
+};
+
+// e4m3 in, a wider format out: f32, or bf16 (every e4m3 value is one: f32's upper half).
+template <bool kBf16>
+inline void widen_e4m3_row(const char* x, char* y, int64_t n) {
+  constexpr int64_t ob = kBf16 ? 2 : 4;
+  const auto put = [&](int64_t e, __mmask16 m, __m512i f) {
+    if constexpr (kBf16)
+      _mm256_mask_storeu_epi16(y + ob * e, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(f, 16)));
+    else
+      _mm512_mask_storeu_epi32(y + ob * e, m, f);
+  };
+  int64_t e = 0;
+  for (; e + 16 <= n; e += 16)
+    put(e, 0xffff, e4m3_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + e))));
+  if (e == n) return;
+  const __mmask16 m = first16(n - e);
+  put(e, m, e4m3_to_f32(_mm_maskz_loadu_epi8(m, x + e)));
+}
+
+template <>
+struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F32, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    widen_e4m3_row<false>(x, y, n);
+    return n;
+  }
+};
+
+template <>
+struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_BF16, false, false> {
+  static constexpr bool kHas = true;
+  static int64_t run(const char* x, char* y, int64_t n, float, float) {
+    widen_e4m3_row<true>(x, y, n);
     return n;
   }
 };

@@ -4,7 +4,7 @@
 // (typed_tiles.cpp); the rest through this file's two shapes:
 //  - rows: the dimension fastest in the output is also the one walked in the input; each row
 //    is one element operation (typed_ops.hpp) at the two strides (long rows cut in segments,
-//    output-continuing short rows staged back to back, short single rows batched);
+//    output-continuing short rows converted as 2D runs, short single rows batched);
 //  - tiles: the input's fastest dimension J and the output's fastest I differ (each grown over
 //    the dims continuing it, I also over further output dims when its rows stay short); a
 //    TI x TO tile is transposed as raw elements into a stage (the SIMD tile kernels when J is
@@ -36,6 +36,17 @@ namespace {
 
 constexpr int64_t kRowSegment = 4096;       // elements per row unit (long rows split)
 constexpr int64_t kStageBytes = 64 << 10;   // a tile's staging buffer (L2-resident)
+constexpr int64_t kPrefetchBytes = 16 << 10;  // input asked for ahead of one operation
+// Runs of the rows shape's I group up to this long are converted straight from the input in 2D
+// operations, longer ones gathered by memcpy first (one Zen 4 core, bf16 -> e4m3: runs of 34-56
+// bytes 1.1-1.9x faster straight, of 584-772 bytes 1.1-1.5x slower).
+constexpr int64_t kShortRunBytes = 128;
+// Output runs of padded pure copies up to this long are moved by the tile kernel with regular
+// stores; longer ones staged and streamed (16-core host, --pad 7, direct against staged: runs of
+// 28-80 bytes 0.60-0.80 of the time, 108-136 bytes 0.78-0.98, 144-164 bytes 1.06-1.19).
+constexpr int64_t kDirectRunBytes = 128;
+// Tile columns this short, and an input dim this near past their end, share lines.
+constexpr int64_t kNearColumnBytes = 128;
 
 // out[k] = byte offset of combined index q0 + k over `count` dims (extents ext, byte strides
 // stride, first fastest), k < n: an odometer from q0's digits.
@@ -71,6 +82,16 @@ char* thread_stages() {
   };
   thread_local const std::unique_ptr<Stages> s(new (std::nothrow) Stages);
   return s ? s->bytes : nullptr;
+}
+
+// Asks for every line of `rows` runs of `bytes` bytes, `step` bytes apart from `p`, before the
+// element operation reads them: it walks one short run after another and, on its own, has the
+// lines of only a few runs in flight (slower than a memcpy of each run into a stage).
+void prefetch_rows(const char* p, int64_t step, int64_t rows, int64_t bytes) {
+  for (int64_t r = 0; r < rows; ++r, p += step) {
+    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
+    __builtin_prefetch(p + bytes - 1);
+  }
 }
 
 // a / b rounded up, for a up to 2^63 - 1 ((a + b - 1) / b overflows there).
@@ -177,12 +198,14 @@ class TypedPlan final : public BackendPlan {
       << (key_.alpha ? ", alpha" : "") << (key_.beta ? ", beta (reads out)" : "") << "\n  ";
     if (tiled_)
       d << "tile " << ti_ << " x " << to_ << " (input dim " << j_ << " x output-fastest dim "
-        << i_ << "), " << (direct_ ? "straight to the output" : "staged, then converted")
+        << i_ << "), "
+        << (direct_ || direct_runs_ ? "straight to the output" : "staged, then converted")
         << (kernel_ ? ", SIMD gather" : ", scalar gather");
     else
       d << "rows of " << n_i_ << " (dim " << i_
-        << (n_group_ > 1 ? " and the output dims after it, staged" : "") << "), segments of "
+        << (n_group_ > 1 ? " and the output dims after it, in 2D runs" : "") << "), segments of "
         << seg_ << (batch_ > 1 ? ", batched along the first outer dim" : "");
+    if (j2_ext_ > 1) d << ", " << j2_ext_ << " tiles along the next input dim a unit";
     d << "; " << outer_ << " outer dims\n";
     return d.str();
   }
@@ -245,6 +268,29 @@ class TypedPlan final : public BackendPlan {
     units_ = tiles_i_ * tiles_j_ * outer_volume_;
     direct_ = is_copy() && os_i_ == oe_ && !nt_ && !i_runs_;
     if (is_j_ == ie_) kernel_ = typed_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
+    direct_runs_ = is_copy() && os_i_ == oe_ && i_runs_ && kernel_ != nullptr &&
+                   group_ext_[0] * oe_ <= kDirectRunBytes;
+    if (direct_runs_) nt_ = false;  // runs of a few elements: regular stores
+    if (direct_runs_) take_next_column_dim();
+  }
+
+  // Short tile columns (J of a few padded elements) share their lines with the next input dim's
+  // columns; a unit then walks that dim (the outer dim nearest in the input) innermost, so each
+  // line is read once, while it is in L1, instead of once per visit after every I tile.
+  void take_next_column_dim() {
+    int k = -1;
+    for (int d = 0; d < outer_; ++d)
+      if (outer_is_[d] > 0 && (k < 0 || outer_is_[d] < outer_is_[k])) k = d;
+    if (k < 0 || n_j_ * ie_ > kNearColumnBytes || outer_is_[k] > n_j_ * ie_ + kNearColumnBytes)
+      return;
+    if (units_ / outer_ext_[k] < 16 * int64_t{x_.threads}) return;  // units enough to share
+    j2_ext_ = outer_ext_[k], j2_is_ = outer_is_[k], j2_os_ = outer_os_[k];
+    for (int d = k; d + 1 < outer_; ++d)
+      outer_ext_[d] = outer_ext_[d + 1], outer_is_[d] = outer_is_[d + 1],
+      outer_os_[d] = outer_os_[d + 1];
+    --outer_;
+    outer_volume_ /= j2_ext_;
+    units_ = tiles_i_ * tiles_j_ * outer_volume_;
   }
 
   // Row segments; short single rows (under 64 elements) batched: a unit is all rows along the
@@ -345,37 +391,70 @@ class TypedPlan final : public BackendPlan {
         emit(in + io + e0 * is_i_, is_i_, 0, out + oo + e0 * os_i_, 0, n, 1, ostage);
         continue;
       }
-      // The group's rows, back to back in the stage, then one operation into the output.
-      int64_t digit[kMaxRank], off = 0, q = e0;
-      for (int g = 0; g < n_group_; ++g) {
-        digit[g] = q % group_ext_[g];
-        q /= group_ext_[g];
-        off += digit[g] * group_is_[g];
-      }
-      for (int64_t e = e0; e < e0 + n;) {
-        const int64_t run = std::min(group_ext_[0] - digit[0], e0 + n - e);
-        char* to = stage + (e - e0) * ie_;
-        if (is_i_ == ie_) {
-          std::memcpy(to, in + io + off, static_cast<size_t>(run * ie_));
-        } else {
-          for (int64_t k = 0; k < run; ++k)
-            std::memcpy(to + k * ie_, in + io + off + k * is_i_, static_cast<size_t>(ie_));
-        }
-        e += run;
-        digit[0] += run, off += run * group_is_[0];
-        for (int g = 0; g + 1 < n_group_ && digit[g] == group_ext_[g]; ++g) {
-          off += group_is_[g + 1] - group_ext_[g] * group_is_[g];
-          digit[g] = 0;
-          ++digit[g + 1];
-        }
-      }
-      emit(stage, ie_, 0, out + oo + e0 * os_i_, 0, n, 1, ostage);
+      group_segment(in + io, out + oo + e0 * os_i_, e0, n, stage, ostage);
     }
+  }
+
+  // Elements [e0, e0 + n) of the I group (I and the output dims continuing it) of one outer
+  // index, into the output at dst (contiguous along the group). Short runs along I: each
+  // stretch of whole runs along the group's second dim is one 2D operation (the runs at that
+  // dim's input stride, back to back in the output) straight from the input, into the output or,
+  // with nt_, into `ostage`, streamed in whole lines at the end. Long runs: copied back to back
+  // into `stage`, then one operation (a memcpy per run reads them faster than the operation).
+  void group_segment(const char* in, char* dst, int64_t e0, int64_t n, char* stage,
+                     char* ostage) const {
+    int64_t digit[kMaxRank], off = 0, q = e0;
+    for (int g = 0; g < n_group_; ++g) {
+      digit[g] = q % group_ext_[g];
+      q /= group_ext_[g];
+      off += digit[g] * group_is_[g];
+    }
+    const int64_t ext0 = group_ext_[0];
+    const bool gather = ext0 * ie_ > kShortRunBytes;
+    char* to = nt_ ? ostage : dst;
+    const int64_t ts = nt_ ? oe_ : os_i_;
+    for (int64_t e = e0; e < e0 + n;) {
+      const int64_t run = std::min(ext0 - digit[0], e0 + n - e);
+      const bool whole = digit[0] == 0 && run == ext0;
+      // At most kPrefetchBytes of input a call: what it prefetches stays in L1.
+      const int64_t rows = whole && !gather
+                               ? std::min({group_ext_[1] - digit[1], (e0 + n - e) / ext0,
+                                           std::max<int64_t>(1, kPrefetchBytes / (ext0 * ie_))})
+                               : 1;
+      if (gather) {
+        gather_run(in + off, stage + (e - e0) * ie_, run);
+      } else {
+        if (is_i_ == ie_) prefetch_rows(in + off, group_is_[1], rows, run * ie_);
+        op_(in + off, is_i_, group_is_[1], to + (e - e0) * ts, ts, ext0 * ts, run, rows, s_);
+      }
+      e += run * rows;
+      const int first = whole ? 1 : 0;  // the dim that moved: rows along dim 1, or a part run
+      digit[first] += whole ? rows : run;
+      off += (whole ? rows : run) * group_is_[first];
+      for (int g = first; g + 1 < n_group_ && digit[g] == group_ext_[g]; ++g) {
+        off += group_is_[g + 1] - group_ext_[g] * group_is_[g];
+        digit[g] = 0;
+        ++digit[g + 1];
+      }
+    }
+    if (gather) emit(stage, ie_, 0, dst, 0, n, 1, ostage);
+    else if (nt_) copy_bytes(dst, ostage, static_cast<size_t>(n * oe_), true);
+  }
+
+  // n input elements along I from `from` (at is_i_ apart) back to back at `to`.
+  void gather_run(const char* from, char* to, int64_t n) const {
+    if (is_i_ == ie_) {
+      std::memcpy(to, from, static_cast<size_t>(n * ie_));
+      return;
+    }
+    for (int64_t k = 0; k < n; ++k)
+      std::memcpy(to + k * ie_, from + k * is_i_, static_cast<size_t>(ie_));
   }
 
   // Tiles [u0, u1): I tile fastest, then J tile, then the outer index.
   void tiles(const char* in, char* out, int64_t u0, int64_t u1, char* stage, char* ostage) const {
     int64_t icol[Tuning::kMaxTileSide], orow[Tuning::kMaxTileSide], srow[Tuning::kMaxTileSide];
+    int64_t ocol[Tuning::kMaxTileSide];  // i_runs_: each column's output offset
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t ti = u % tiles_i_, tj = (u / tiles_i_) % tiles_j_;
       int64_t coord[kMaxRank], io, oo;
@@ -391,6 +470,12 @@ class TypedPlan final : public BackendPlan {
         kernel_(src, icol, dst, orow, nr, nc, static_cast<size_t>(ie_));
         continue;
       }
+      if (i_runs_) offsets(c0, nc, group_ext_, group_os_, n_group_, ocol);
+      if (direct_runs_) {
+        for (int64_t j = 0; j < j2_ext_; ++j)
+          tile_runs_direct(src + j * j2_is_, icol, out + oo + j * j2_os_, orow, ocol, c0, nr, nc);
+        continue;
+      }
       const int64_t row_bytes = nc * ie_;
       if (kernel_) {
         for (int r = 0; r < nr; ++r) srow[r] = r * row_bytes;
@@ -401,21 +486,8 @@ class TypedPlan final : public BackendPlan {
             std::memcpy(stage + r * row_bytes + c * ie_, src + r * is_j_ + icol[c],
                         static_cast<size_t>(ie_));
       }
-      if (i_runs_) {  // output rows are runs along I's first dim, at their own offsets
-        for (int c = 0; c < nc;) {
-          const int64_t q = c0 + c;
-          const int len = static_cast<int>(std::min<int64_t>(group_ext_[0] - q % group_ext_[0],
-                                                              nc - c));
-          int64_t ocol;
-          offsets(q, 1, group_ext_, group_os_, n_group_, &ocol);
-          char* base = out + oo + ocol;
-          if (n_jgroup_ > 1)
-            for (int r = 0; r < nr; ++r)
-              emit(stage + r * row_bytes + c * ie_, ie_, 0, base + orow[r], 0, len, 1, ostage);
-          else
-            emit(stage + c * ie_, ie_, row_bytes, base + orow[0], os_j_, len, nr, ostage);
-          c += len;
-        }
+      if (i_runs_) {
+        tile_runs(stage, out + oo, orow, ocol, c0, nr, nc, ostage);
       } else if (n_jgroup_ > 1) {  // rows land at irregular offsets
         for (int r = 0; r < nr; ++r)
           emit(stage + r * row_bytes, ie_, 0, dst + orow[r], 0, nc, 1, ostage);
@@ -427,12 +499,42 @@ class TypedPlan final : public BackendPlan {
     }
   }
 
+  // The output rows of a staged tile whose I group has dims that do not continue the output
+  // row: runs along I's first dim, each at its own offset (ocol: every column's).
+  void tile_runs(const char* stage, char* out, const int64_t* orow, const int64_t* ocol,
+                 int64_t c0, int nr, int nc, char* ostage) const {
+    const int64_t row_bytes = nc * ie_;
+    for (int c = 0, len; c < nc; c += len) {
+      len = static_cast<int>(std::min<int64_t>(group_ext_[0] - (c ? 0 : c0 % group_ext_[0]),
+                                               nc - c));
+      char* base = out + ocol[c];
+      if (n_jgroup_ > 1)
+        for (int r = 0; r < nr; ++r)
+          emit(stage + r * row_bytes + c * ie_, ie_, 0, base + orow[r], 0, len, 1, ostage);
+      else
+        emit(stage + c * ie_, ie_, row_bytes, base + orow[0], os_j_, len, nr, ostage);
+    }
+  }
+
+  // The same for a pure copy: the tile kernel moves each run from the input into the output.
+  // (Padded tensors: runs of 5-30 elements; staging them cost a row copy per run and row.)
+  void tile_runs_direct(const char* src, const int64_t* icol, char* out, const int64_t* orow,
+                        const int64_t* ocol, int64_t c0, int nr, int nc) const {
+    for (int c = 0, len; c < nc; c += len) {
+      len = static_cast<int>(std::min<int64_t>(group_ext_[0] - (c ? 0 : c0 % group_ext_[0]),
+                                               nc - c));
+      kernel_(src, icol + c, out + ocol[c], orow, nr, len, static_cast<size_t>(ie_));
+    }
+  }
+
   RowOp op_;
   OpKey key_;
   ExecSettings x_;
   Scalars s_;
   int64_t ie_, oe_, volume_;
   bool tiled_ = false, direct_ = false, nt_ = false;
+  bool direct_runs_ = false;  // a pure copy of output runs (i_runs_) by the tile kernel
+  int64_t j2_ext_ = 1, j2_is_ = 0, j2_os_ = 0;  // direct_runs_: the outer dim walked per unit
   int i_ = 0, j_ = 0;  // output-fastest dim (rows: the row dim) and input-fastest dim
   int64_t n_i_ = 1, n_j_ = 1, is_i_ = 0, os_i_ = 0, is_j_ = 0, os_j_ = 0;  // bytes
   int n_group_ = 1;   // I and the output dims continuing it, fastest first
