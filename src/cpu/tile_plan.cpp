@@ -37,11 +37,11 @@ class TilePlan final : public BackendPlan {
            TileOpPtr op)
       : schema_(schema), g_(g), x_(x), kernel_(select_tile_kernel(g.eb, x.isa)), op_(std::move(op)),
         predicted_(predicted) {
+    if (!op_ && g.eb <= 2) find_prefetch_lines();
     // Whole output rows (I uncut) and a tile that fits the staging buffer: rows are staged in
     // output order, so rows that continue each other several rows apart ((4,192,7,..) perm
     // (4,3,1,..): 80 B rows, every 4th continuing the last) leave as one span, not as pieces
     // of a line for the LineWriter to join one by one.
-    if (!op_ && g.eb <= 2) find_prefetch_lines();
     const int64_t row = g.to * static_cast<int64_t>(g.eb);
     if (x_.nt && g.loop[g.i_loop].extent > 1) find_wrap();
     aligned_rows_ = x_.nt && rows_line_aligned();
@@ -216,10 +216,10 @@ class TilePlan final : public BackendPlan {
 
   // The lines of a full tile's input (offsets from the tile's first element, line-sized steps
   // from each column's start and its last byte), each once, so that a tile's requests cost one
-  // instruction a line: short columns that continue each
-  // other asked for each line up to 8 times (16 x 16-byte tiles of (16,16,16,16,16,8) perm
-  // (1,0,3,2,5,4), 8 x 512 ones of 8^8: 0.80x as fast as without any prefetch). At most
-  // kMaxPrefetch lines; no allocation (the planner builds every candidate).
+  // instruction a line: short columns that continue each other asked for each line up to 8
+  // times (16 x 16-byte tiles of (16,16,16,16,16,8) perm (1,0,3,2,5,4), 8 x 512 ones of 8^8:
+  // 0.80x as fast as without any prefetch). At most kMaxPrefetch lines; no allocation (the
+  // planner builds every candidate).
   void find_prefetch_lines() {
     const int64_t run = g_.ti * static_cast<int64_t>(g_.in_eb), line = kTuning.line_bytes;
     int64_t last = -1;
