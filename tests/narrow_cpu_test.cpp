@@ -142,6 +142,77 @@ TEST(NarrowCpu, RandomRanksOneToEightEveryIsa) {
   }
 }
 
+// Input columns at power-of-two strides (512 B to 4 KiB: a block's 64 columns in 1 to 8 cache
+// sets): 1-byte tiles take the AVX-512BW path that copies each band of 64 bytes of rows out of
+// the input first (2-byte ones, the plain blocks at the same strides); tiles of ragged sides (a
+// last band and column block that overlap the ones before), every start offset 0..15 of the
+// input and output.
+TEST(NarrowCpu, PowerOfTwoColumnStrides) {
+  const uint64_t seed = xpose_test::test_seed() + 41;
+  struct Shape {
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+    size_t elem;
+    const char* tile;
+  };
+  const Shape shapes[] = {{{1024, 150}, {1, 0}, 1, "ti=100,to=70"},
+                          {{512, 97}, {1, 0}, 2, "ti=45,to=33"},
+                          {{4096, 66}, {1, 0}, 1, "ti=256,to=65"},
+                          {{512, 3, 129}, {2, 1, 0}, 1, "ti=200,to=129"},
+                          {{256, 2, 90}, {2, 0, 1}, 2, "ti=77,to=90"}};
+  for (const char* isa : {"avx512", "avx2"}) {
+    if (!available(isa)) continue;
+    for (const Shape& s : shapes)
+      for (size_t misalign = 0; misalign < 16; ++misalign) {
+        const int threads = 1 + static_cast<int>(misalign % 2);
+        Case c{s.extents, s.perm, s.elem, misalign, 15 - misalign, threads};
+        for (const char* nt : {"0", "1"})
+          EXPECT_TRUE(run_checked(c, std::string("blocked:") + s.tile + ",isa=" + isa + ",nt=" + nt,
+                                  seed + misalign));
+        run_checked(c, "", seed);
+      }
+  }
+}
+
+// The heuristic plan of a 1- or 2-byte problem, described (first line).
+std::string planned(const Case& c) {
+  const xpose_options_t o = cpu_options(XPOSE_COL_MAJOR, c.threads);
+  xpose_plan_t plan = nullptr;
+  EXPECT_EQ(xpose_plan_create(&plan, static_cast<int>(c.extents.size()), c.extents.data(),
+                              c.perm.data(), c.elem, &o),
+            XPOSE_SUCCESS)
+      << xpose_last_error();
+  char text[4096] = "";
+  if (plan != nullptr) xpose_plan_describe(plan, text, sizeof text);
+  xpose_plan_destroy(plan);
+  const std::string d(text);
+  return d.substr(0, d.find('\n'));
+}
+
+// Plans the cost model once got wrong by 3-10x (docs/cpu.md, "Planning"): 13-byte leading runs
+// whose input neighbours come 49140 runs later in the output go to `super` (`direct` ran 10x
+// slower), and 11-byte super-elements whose 121-byte rows continue each other 11 rows apart get
+// a tile that fits the 32 KiB staging buffer (363 x 11 ran 2x slower than 242 x 11). Both
+// checked against the reference too.
+TEST(NarrowCpu, ShortRunsAndStagedRowsPlans) {
+  const uint64_t seed = xpose_test::test_seed() + 53;
+  const Case runs{{13, 43, 5460, 9}, {0, 3, 2, 1}, 1, 0, 0, 1};
+  EXPECT_NE(planned(runs).find(": super "), std::string::npos) << planned(runs);
+  Case rows{{11, 11, 11, 11, 11, 11, 11}, {0, 6, 2, 4, 1, 3, 5}, 1, 0, 0, 1};
+  const std::string d = planned(rows);
+  const size_t ti = d.find(" ti="), to = d.find(" to=");
+  ASSERT_TRUE(d.find(": super ") != std::string::npos && ti != std::string::npos &&
+              to != std::string::npos)
+      << d;
+  EXPECT_LE(std::stoi(d.substr(ti + 4)) * std::stoi(d.substr(to + 4)) * 11, 32 << 10) << d;
+  for (Case c : {runs, rows}) {
+    c.threads = 2;
+    c.in_misalign = 5;
+    c.out_misalign = 11;
+    run_checked(c, "", seed);
+  }
+}
+
 // In place, through the tile kernels of each instruction set: squares of odd and even order
 // (partial edge tiles, tiles smaller than a block), misaligned data, batches (T_yxz, T_zyx) and
 // a leading index that folds into 2-byte words; checked against the out-of-place result.

@@ -30,6 +30,7 @@ struct Spec {
   TileRequest tile;
   int nt = -1;  // -1: by output size (want_nt)
   Isa isa = Isa::kBest;
+  bool fit_stage = false;  // the default tile with TI cut to fit the staging buffer (fit_stage())
 };
 
 // A built candidate: the plan and what the model predicts for it.
@@ -66,13 +67,37 @@ std::string inapplicable(Schema s, const Problem& p) {
   return "unknown schema";
 }
 
+// The tile of `g` (whole output rows, non-temporal) with TI cut to a multiple of its inner J
+// volume that fits the staging buffer, rebuilt in *g: such tiles are staged in output order
+// (tile_plan.cpp), so rows that continue each other anywhere in the tile leave as one span
+// instead of going through the LineWriter. (11^7) perm (0,6,2,4,1,3,5) of bytes, 11-byte
+// super-elements: 363 x 11 tiles of 121-byte rows (43 KiB) ran 24.6 ms on one thread, 242 x 11
+// tiles 11.9 ms. Not below half of TI: 2-byte 17^6 cases cut from 238 x 17 to 51 x 17 (34-byte
+// super-elements) ran 6-10 % slower. False, with `why`, where g has no such cut.
+bool fit_stage(const Shape& s, const ExecSettings& x, TileRequest req, TileGeometry* g,
+               std::string* why) {
+  const int64_t row = g->to * static_cast<int64_t>(g->eb), stage = kTuning.stage_bytes;
+  const int64_t cut = stage / row / g->j_inner * g->j_inner;
+  *why = "the tile already fits the staging buffer, or cannot be cut to half its TI to fit it";
+  if (!x.nt || g->loop[g->i_loop].extent != 1 || g->ti * row <= stage || 2 * cut < g->ti)
+    return false;
+  req.ti = static_cast<int>(cut);
+  req.to = g->to;
+  return make_tile_geometry(s, req, g, why) && g->loop[g->i_loop].extent == 1 &&
+         g->ti * g->to * static_cast<int64_t>(g->eb) <= stage;
+}
+
 // Builds `spec` for `p`; false with `why` when it does not apply.
 bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::string* why) {
   *why = inapplicable(spec.schema, p);
   if (!why->empty()) return false;
   ExecSettings x;
   x.threads = threads;
-  x.nt = spec.nt < 0 ? want_nt(p.bytes(), threads) : spec.nt == 1;
+  // 1- and 2-byte tiles (blocked, matrix) stage and stream from a smaller size (tuning table).
+  const bool narrow_tiles = p.elem_size <= 2 &&
+                            (spec.schema == Schema::kBlocked || spec.schema == Schema::kMatrix);
+  const double fraction = narrow_tiles ? kTuning.narrow_nt_llc_fraction : kTuning.nt_llc_fraction;
+  x.nt = spec.nt < 0 ? want_nt(p.bytes(), threads, fraction) : spec.nt == 1;
   x.isa = spec.isa;
   if (spec.schema == Schema::kTyped) {
     x.nt = spec.nt < 0 ? want_nt(p.out_bytes(), threads) : spec.nt == 1;
@@ -96,7 +121,8 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
   if (!make_tile_geometry(s, req, g.get(), why)) return false;
   // Rows too long to stage (a forced TO, or super-elements over half the buffer): regular stores.
   if (x.nt && !staged_rows_fit(*g)) x.nt = false;
-  out->predicted = predict_tile(*g, s.volume, x);
+  if (spec.fit_stage && !fit_stage(s, x, req, g.get(), why)) return false;
+  out->predicted = predict_tile(*g, s.volume, x, p.elem_size);
   out->plan = make_tile_plan(name_of(spec.schema), *g, x, out->predicted);
   return true;
 }
@@ -113,17 +139,26 @@ int candidate_specs(const Problem& p, Spec* specs) {
     // start cold (tuning table).
     specs[n++].schema = Schema::kDirect;
     if (p.extent[0] * int64_t(p.elem_size) < kTuning.direct_min_run_bytes ||
-        cold_short_runs(make_run_geometry(p), p.elem_size))
+        cold_short_runs(make_run_geometry(p), p.elem_size)) {
       specs[n++].schema = Schema::kSuper;
+      // 1- and 2-byte problems: the same with a tile that fits the staging buffer.
+      if (p.elem_size <= 2) {
+        specs[n].schema = Schema::kSuper;
+        specs[n++].fit_stage = true;
+      }
+    }
   } else {
     specs[n++].schema = Schema::kBlocked;
     specs[n++].schema = Schema::kMatrix;
     const size_t eb = p.elem_size;
-    // 1- and 2-byte elements: a tile whose J is input dim 0 alone, and one whose I is output dim
-    // 0 alone, when that extent is short of the default side, so that the other side can take
-    // the dims the default tile's would leave it ((11,185,3,152,35) perm (2,1,0,4,3): 264 x 3
-    // bytes by default, 3-byte output rows; 11 x 256 with J = dim 0). The model chooses.
+    // 1- and 2-byte elements: the default tile cut to fit the staging buffer (fit_stage()); a
+    // tile whose J is input dim 0 alone, and one whose I is output dim 0 alone, when that extent
+    // is short of the default side, so that the other side can take the dims the default
+    // tile's would leave it ((11,185,3,152,35) perm (2,1,0,4,3): 264 x 3 bytes by default,
+    // 3-byte output rows; 11 x 256 with J = dim 0). The model chooses.
     if (eb <= 2) {
+      specs[n].schema = Schema::kBlocked;
+      specs[n++].fit_stage = true;
       const TileShape def = kTuning.tile_by_size[std::countr_zero(eb)];
       const int64_t area = int64_t{def.ti} * def.to, cap = Tuning::kMaxTileSide / 2;
       const int64_t e0 = p.extent[0], ek = p.extent[p.perm[0]];

@@ -126,7 +126,10 @@ BackendPlanPtr make_tile_plan(const char* schema, const TileGeometry& g, const E
 
 // Cost model: predicted seconds of each schema (bandwidth model, see docs/cpu.md).
 double predict_run(const Problem& p, const RunGeometry& g, const ExecSettings& x);
-double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x);
+// `elem`: the problem's element size where it differs from g.eb (a super plan's element is the
+// whole leading run); 0: g.eb.
+double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x,
+                    size_t elem = 0);
 
 // Thread count of options.num_threads (0 = omp_get_max_threads()), at most 4 per processor.
 int resolve_threads(int requested);
@@ -156,8 +159,8 @@ void run_chunks(int threads, int64_t units, int64_t bytes, const F& f) {
 }
 
 // Whether an output of `bytes` written by `threads` threads should use non-temporal stores:
-// beyond half the LLC share of those threads (the LLC size is queried once).
-bool want_nt(int64_t bytes, int threads);
+// beyond `fraction` of the LLC share of those threads (the LLC size is queried once).
+bool want_nt(int64_t bytes, int threads, double fraction = kTuning.nt_llc_fraction);
 // Cost model: memory traffic of writing `bytes`, per byte, with or without non-temporal stores.
 double write_factor(int64_t bytes, const ExecSettings& x);
 

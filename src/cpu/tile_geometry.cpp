@@ -289,7 +289,7 @@ double block_seconds(const TileGeometry& g, const ExecSettings& x) {
          (kTuning.narrow_block_rate * x.threads);
 }
 
-double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x) {
+double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x, size_t elem) {
   // In integers first: the problem's bytes, validated below 2^63, may round up to 2^63 as a
   // double, which no int64_t holds (found by plan_fuzzer, issue 17).
   const int64_t total = volume * static_cast<int64_t>(g.eb);
@@ -299,6 +299,8 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
   // (11-byte input columns of (11,185,3,..) perm (2,1,0,..), adjacent along the tile), so their
   // lines are not charged as partial. Wider elements keep the plain run length, as measured.
   const bool narrow = eb <= 2;
+  // Problems of 1- and 2-byte elements, super plans included (their leading runs of 3..63 bytes).
+  const bool narrow_problem = (elem != 0 ? static_cast<int64_t>(elem) : eb) <= 2;
   const double in_run =
       static_cast<double>(g.ti * eb) * (narrow ? joined_runs(g.icol, g.to, g.ti * eb) : 1.0);
   const double out_run =
@@ -316,11 +318,21 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
     // Non-temporal tiles write whole lines except at the two ends of each whole output row (all
     // I dims) that is not line-sized, unless the tile's rows continue each other there.
     const int64_t row = g.i_inner * g.i_last_extent * eb;
-    int span = 1;
-    while (g.loop[g.i_loop].extent == 1 && span < g.ti && g.orow[span] == g.orow[span - 1] + row)
+    const bool whole_rows = g.loop[g.i_loop].extent == 1;
+    double span = 1;
+    while (whole_rows && span < g.ti && g.orow[static_cast<int>(span)] ==
+                                            g.orow[static_cast<int>(span) - 1] + row)
       ++span;
+    // Whole rows of a tile that fits the staging buffer are staged in output order, so rows
+    // that continue each other anywhere in the tile leave as one span: (43,5460,9) perm (2,1,0)
+    // of 13-byte super-elements has 117-byte rows continuing each other 43 rows apart, and was
+    // charged 10 line writes per 117 bytes (predicted 8.6 ms, ran 2.2 ms), so `direct` won at
+    // 25 ms. (Larger tiles leave such rows to the LineWriter, which joins them at a cost: a
+    // 160 x 110 tile of 2-byte elements with 220-byte rows ran 2.1x slower than an 8 x 330 one.)
+    if (narrow_problem && whole_rows && g.ti * row <= kTuning.stage_bytes)
+      span = std::max(span, joined_runs(g.orow, g.ti, row));
     if (row % line != 0)
-      write += bytes / static_cast<double>(row * span) * 2 * kTuning.partial_line_cost *
+      write += bytes / (static_cast<double>(row) * span) * 2 * kTuning.partial_line_cost *
                static_cast<double>(line);
   }
   const double bw = std::min(kTuning.bandwidth_socket, kTuning.bandwidth_per_thread * x.threads);

@@ -72,6 +72,13 @@ struct Tuning {
   // used: the written data would evict the input before it is reused, and regular stores pay a
   // read-for-ownership per line. 1/2 because the input shares the cache.
   double nt_llc_fraction = 0.5;
+  // The same for the tiles of 1- and 2-byte elements (`blocked`, `matrix`), whose regular stores
+  // write each tile's rows in place (many rows at once, at power-of-two strides in one cache
+  // set) where non-temporal ones stage the tile and stream whole lines: on the 16-core device,
+  // the quick suite with 1-byte elements (8 MiB, 16 threads, regular stores by the rule above)
+  // ran at 0.41-0.45 of memcpy (median), forced non-temporal at 0.59-0.66 (q01 0.35 -> 0.16 ms;
+  // docs/perf/cpu-16core.md, session 11). A quarter of the fraction above: 5 MiB on 16 threads.
+  double narrow_nt_llc_fraction = 0.125;
   // LLC share per thread assumed at most: a VM or container reports the whole socket's L3
   // (480 MiB on the 2-core development VM) while it competes with the socket's other cores.
   // 2.5 MiB/core is above Sapphire Rapids (1.875) and below Zen 4 (4). On the development VM a
