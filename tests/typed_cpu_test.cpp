@@ -12,6 +12,7 @@
 
 #include "core/backend.hpp"
 #include "core/problem.hpp"
+#include "cpu/typed_tiles.hpp"
 #include "reference.hpp"
 #include "typed_reference.hpp"
 
@@ -315,8 +316,8 @@ TEST(TypedCpu, NarrowingTilesConvertFirst) {
     const std::string text = plan_text(c, schema);  // "typed ti=.. to=.. ..."
     const size_t to = text.find(" to=");
     ASSERT_NE(to, std::string::npos) << text;
-    const bool first = c.out_elem() < c.in_elem() && c.beta[0] == 0 &&
-                       std::stoi(text.substr(to + 4)) <= 64;
+    const bool first = cpu::converts_first(c.in_elem(), c.out_elem(), c.beta[0] != 0,
+                                           std::stoi(text.substr(to + 4)));
     EXPECT_NE(text.find(first ? "typed into" : "typed over"), std::string::npos) << text;
     check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema, false, "typed ti=");
     if (HasFatalFailure()) return;

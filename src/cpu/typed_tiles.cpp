@@ -24,7 +24,10 @@ constexpr int64_t kBandBytes = 16 << 10;
 // Narrowing conversions convert first (ConvertFirstTile) in tiles of at most this many columns:
 // long input columns, few of them (r5x15-1 of cutt-random, 126 x 16 bf16 -> e4m3: 7.0 -> 4.3 ms
 // on one Zen 4 core, warm); tiles of ~120 columns were slower that way (r4x5-3, 65 x 123:
-// 5.1 -> 9.2 ms), their column-by-column reads on as many pages.
+// 5.1 -> 9.2 ms), their column-by-column reads on as many pages. Raised to 192 columns for 4-
+// and 8-byte sources, cutt-random ran 1.15-1.27x faster (geometric mean of the changed plans,
+// 16-core Xeon host) but a fresh set 0.80-1.04x (thin input tiles of 13 rows 0.19-0.50x), so
+// 64 stays for every source (docs/perf/typed-h100.md, session 11).
 constexpr int kConvertFirstMaxCols = 64;
 
 class ConvertTile final : public TileOp {
@@ -124,6 +127,10 @@ class ConvertFirstTile final : public TileOp {
 
 }  // namespace
 
+bool converts_first(size_t in_elem, size_t out_elem, bool reads_out, int64_t to) {
+  return out_elem < in_elem && !reads_out && to <= kConvertFirstMaxCols;
+}
+
 bool typed_tiles_apply(const Problem& p) {
   // Normalized problems have no extent-1 dims; hand-built ones may (tests), which the tiled
   // geometry, made for normalized plain problems, is not meant for.
@@ -143,7 +150,7 @@ BackendPlanPtr typed_tile_plan(const Problem& p, RowOp op, const Scalars& s, boo
   if (reads_out || !staged_rows_fit(g)) x.nt = false;
   const auto ie = static_cast<int64_t>(p.elem_size), oe = static_cast<int64_t>(p.out_elem());
   TileOpPtr conv;
-  if (oe < ie && !reads_out && g.to <= kConvertFirstMaxCols)
+  if (converts_first(p.elem_size, p.out_elem(), reads_out, g.to))
     conv = std::make_shared<ConvertFirstTile>(typed_tile_kernel(p.out_elem(), x.isa), op, s, ie,
                                               oe);
   else

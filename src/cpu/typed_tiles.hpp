@@ -14,6 +14,12 @@ namespace xpose::detail::cpu {
 // leading dimension that changes (rank >= 2, perm[0] != 0) and no extent-1 dims (normalized).
 bool typed_tiles_apply(const Problem& p);
 
+// Whether a tile of `to` columns of a conversion from `in_elem`- to `out_elem`-byte elements
+// converts each input column first and transposes in the output's size (ConvertFirstTile), or
+// transposes in the input's size and converts after: narrowing conversions without beta, in
+// tiles of at most 64 columns.
+bool converts_first(size_t in_elem, size_t out_elem, bool reads_out, int64_t to);
+
 // The tiled plan of `p` with `op` (its element operation, scalars `s`) applied to every tile;
 // `tile`: forced sides (0: the default of the output's element size). x.nt is dropped when the
 // operation reads the output (beta).
