@@ -30,10 +30,23 @@ constexpr int64_t kBandBytes = 16 << 10;
 // 64 stays for every source (docs/perf/typed-h100.md, session 11).
 constexpr int kConvertFirstMaxCols = 64;
 
-class ConvertTile final : public TileOp {
+// A tile operation of a typed plan: a tile kernel of one element size, the element operation and
+// its scalars, the input and output element sizes.
+class TypedTileOp : public TileOp {
  public:
-  ConvertTile(TileKernel raw, RowOp op, const Scalars& s, int64_t ie, int64_t oe)
+  TypedTileOp(TileKernel raw, RowOp op, const Scalars& s, int64_t ie, int64_t oe)
       : raw_(raw), op_(op), s_(s), ie_(ie), oe_(oe) {}
+
+ protected:
+  TileKernel raw_;
+  RowOp op_;
+  Scalars s_;
+  int64_t ie_, oe_;
+};
+
+class ConvertTile final : public TypedTileOp {
+ public:
+  using TypedTileOp::TypedTileOp;
 
   void run(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
            int nc) const override {
@@ -61,11 +74,6 @@ class ConvertTile final : public TileOp {
 
   std::string name() const override { return std::string("typed over ") + raw_.name; }
 
- private:
-  TileKernel raw_;
-  RowOp op_;
-  Scalars s_;
-  int64_t ie_, oe_;
 };
 
 // Asks for every line of n columns of `bytes` bytes at in + icol[c] before any is used: the
@@ -84,10 +92,9 @@ inline void prefetch_columns(const char* in, const int64_t* icol, int n, int64_t
 // column (the input read once, by the operation, in long runs), and the band is transposed in
 // the output's element size, whose kernels move fewer bytes per element (the 1-byte kernel
 // transposes twice the elements of the 2-byte one per register). A band is a slice of columns.
-class ConvertFirstTile final : public TileOp {
+class ConvertFirstTile final : public TypedTileOp {
  public:
-  ConvertFirstTile(TileKernel raw, RowOp op, const Scalars& s, int64_t ie, int64_t oe)
-      : raw_(raw), op_(op), s_(s), ie_(ie), oe_(oe) {}
+  using TypedTileOp::TypedTileOp;
 
   void run(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
            int nc) const override {
@@ -118,11 +125,6 @@ class ConvertFirstTile final : public TileOp {
 
   std::string name() const override { return std::string("typed into ") + raw_.name; }
 
- private:
-  TileKernel raw_;
-  RowOp op_;
-  Scalars s_;
-  int64_t ie_, oe_;
 };
 
 }  // namespace
