@@ -288,7 +288,7 @@ class TilePlan final : public BackendPlan {
   // tiles of 11- and 13-byte columns of cutt-random up to 2.4x.
   static constexpr int kMaxPrefetch = 1024;
   int prefetch_lines_ = 0;  // 0: no prefetch (tiles of wider elements, typed tiles)
-  int64_t prefetch_off_[kMaxPrefetch]{};
+  int64_t prefetch_off_[kMaxPrefetch];  // [0, prefetch_lines_) set; not zeroed (every candidate)
   ExecSettings x_;
   TileKernel kernel_;
   TileOpPtr op_;

@@ -270,8 +270,10 @@ class TypedPlan final : public BackendPlan {
     if (is_j_ == ie_) kernel_ = typed_tile_kernel(static_cast<size_t>(ie_), x_.isa).fn;
     direct_runs_ = is_copy() && os_i_ == oe_ && i_runs_ && kernel_ != nullptr &&
                    group_ext_[0] * oe_ <= kDirectRunBytes;
-    if (direct_runs_) nt_ = false;  // runs of a few elements: regular stores
-    if (direct_runs_) take_next_column_dim();
+    if (direct_runs_) {
+      nt_ = false;  // runs of a few elements: regular stores
+      take_next_column_dim();
+    }
   }
 
   // Short tile columns (J of a few padded elements) share their lines with the next input dim's
@@ -499,14 +501,20 @@ class TypedPlan final : public BackendPlan {
     }
   }
 
+  // Columns from c of a tile of nc columns starting at column c0 of the I group that lie in one
+  // run along I's first dim (the first run may start inside one; the others start whole).
+  int run_length(int64_t c0, int c, int nc) const {
+    return static_cast<int>(
+        std::min<int64_t>(group_ext_[0] - (c ? 0 : c0 % group_ext_[0]), nc - c));
+  }
+
   // The output rows of a staged tile whose I group has dims that do not continue the output
   // row: runs along I's first dim, each at its own offset (ocol: every column's).
   void tile_runs(const char* stage, char* out, const int64_t* orow, const int64_t* ocol,
                  int64_t c0, int nr, int nc, char* ostage) const {
     const int64_t row_bytes = nc * ie_;
     for (int c = 0, len; c < nc; c += len) {
-      len = static_cast<int>(std::min<int64_t>(group_ext_[0] - (c ? 0 : c0 % group_ext_[0]),
-                                               nc - c));
+      len = run_length(c0, c, nc);
       char* base = out + ocol[c];
       if (n_jgroup_ > 1)
         for (int r = 0; r < nr; ++r)
@@ -521,8 +529,7 @@ class TypedPlan final : public BackendPlan {
   void tile_runs_direct(const char* src, const int64_t* icol, char* out, const int64_t* orow,
                         const int64_t* ocol, int64_t c0, int nr, int nc) const {
     for (int c = 0, len; c < nc; c += len) {
-      len = static_cast<int>(std::min<int64_t>(group_ext_[0] - (c ? 0 : c0 % group_ext_[0]),
-                                               nc - c));
+      len = run_length(c0, c, nc);
       kernel_(src, icol + c, out + ocol[c], orow, nr, len, static_cast<size_t>(ie_));
     }
   }
