@@ -319,10 +319,9 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
     // I dims) that is not line-sized, unless the tile's rows continue each other there.
     const int64_t row = g.i_inner * g.i_last_extent * eb;
     const bool whole_rows = g.loop[g.i_loop].extent == 1;
-    double span = 1;
-    while (whole_rows && span < g.ti && g.orow[static_cast<int>(span)] ==
-                                            g.orow[static_cast<int>(span) - 1] + row)
-      ++span;
+    int next = 1;  // rows continuing the first one in place
+    while (whole_rows && next < g.ti && g.orow[next] == g.orow[next - 1] + row) ++next;
+    double span = next;
     // Whole rows of a tile that fits the staging buffer are staged in output order, so rows
     // that continue each other anywhere in the tile leave as one span: (43,5460,9) perm (2,1,0)
     // of 13-byte super-elements has 117-byte rows continuing each other 43 rows apart, and was

@@ -73,7 +73,6 @@ class ConvertTile final : public TypedTileOp {
   }
 
   std::string name() const override { return std::string("typed over ") + raw_.name; }
-
 };
 
 // Asks for every line of n columns of `bytes` bytes at in + icol[c] before any is used: the
@@ -124,7 +123,6 @@ class ConvertFirstTile final : public TypedTileOp {
   }
 
   std::string name() const override { return std::string("typed into ") + raw_.name; }
-
 };
 
 }  // namespace
