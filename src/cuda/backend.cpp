@@ -50,8 +50,8 @@ bool is_general(const KernelSpec& s) { return is_direct(s) && s.choice.general; 
 
 // `unaligned`: the pointers need not be multiples of the element size (tiled kernels: elements
 // move in the widest pieces that both pointers allow).
-xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void* stream,
-                           bool unaligned = false) {
+xpose_status_t launch_spec(const KernelSpec& s, int device, const void* in, void* out,
+                           void* stream, bool unaligned = false) {
   // log2 of the widest power of two (at most 2^cap) that divides both pointers and `more`.
   const auto width = [&](uint64_t more, int cap) {
     const uint64_t bits =
@@ -66,7 +66,7 @@ xpose_status_t launch_spec(const KernelSpec& s, const void* in, void* out, void*
     return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.row_bytes), 4), in, out,
                        stream, s.choice.grid);
   if (s.choice.narrow)
-    return launch_narrow(s.narrow, 1 << s.log2_elem, in, out, stream, s.choice.grid);
+    return launch_narrow(s.narrow, 1 << s.log2_elem, in, out, stream, s.choice.grid, device);
   if (!unaligned)
     return launch_tiled(s.tiled, s.log2_elem, in, out, stream, s.choice.grid,
                         static_cast<unsigned>(s.choice.threads), s.smem_bytes);
@@ -156,7 +156,7 @@ class CudaPlan final : public BackendPlan {
     int i = 0;
     while (i + 1 < n_views_ && !fits(views_[i])) ++i;
     const bool unaligned = !fits(views_[i]);  // the last view's tile, in pieces
-    return launch_spec(unpack(views_[i]), in, out, stream, unaligned);
+    return launch_spec(unpack(views_[i]), device_, in, out, stream, unaligned);
   }
 
   // The prediction for aligned pointers (the first view), which the planner ranked.
@@ -285,8 +285,8 @@ xpose_status_t time_choices(const Problem& q, const DeviceInfo& dev,
   std::vector<TimedRun> runs;
   for (size_t i = 0; i < n; ++i) {
     build_spec(q, choices[i], &trial[i]);
-    runs.push_back([&trial, i](const void* in, void* out, void* stream) {
-      return launch_spec(trial[i], in, out, stream);
+    runs.push_back([&trial, i, &dev](const void* in, void* out, void* stream) {
+      return launch_spec(trial[i], dev.ordinal, in, out, stream);
     });
   }
   return time_runs(dev.ordinal, q.bytes(), runs, reps, secs);

@@ -29,6 +29,7 @@
 #include "cuda/elem_types.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/runtime.hpp"
+#include "cuda/tile_order.cuh"
 #include "cuda/tile_walk.cuh"
 
 namespace xpose::detail {
@@ -39,6 +40,9 @@ struct RowEntry {
   uint32_t coord;
   int32_t pad;
 };
+
+// The counters of tile_order.cuh: one table per device (this module's), zero at load.
+__device__ unsigned long long tile_counters[kTileSlots];
 
 struct SpanEntry {
   int64_t global;
@@ -371,7 +375,7 @@ __device__ __forceinline__ TileInfo tile_info(const NarrowParams& p, uint64_t t)
 template <int ES, int G, Write W>
 __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     narrow_kernel(const __grid_constant__ NarrowParams p, const uint8_t* __restrict__ in,
-                  uint8_t* __restrict__ out) {
+                  uint8_t* __restrict__ out, const TileDeal deal) {
   extern __shared__ uint4 smem_raw[];
   uint8_t* raw = reinterpret_cast<uint8_t*>(smem_raw);  // two buffers of raw_bytes
   uint8_t* data = raw + 2 * p.raw_bytes;
@@ -390,29 +394,39 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   if (W == Write::Table)
     for (int o = threadIdx.x; o < p.out_run; o += kNarrowThreads)
       offs[o] = static_cast<uint16_t>(decode_index<int64_t>(p.tab, p.n_tab, o).shared);
-  // The tile after the next, decoded by one thread an iteration ahead (a 64-bit division per
-  // grid dim: by every thread, it cost ~14 % of the kernel's instructions) and handed over
+  // Tiles in order, by the launch's counter, or round-robin (a null one; tile_order.cuh). The
+  // tile after the next is taken and decoded by thread 0 an iteration ahead (a 64-bit division
+  // per grid dim: by every thread, it cost ~14 % of the kernel's instructions) and handed over
   // through shared memory across the iteration's barriers.
   __shared__ TileInfo ahead[2];
-  const uint64_t step = gridDim.x;
+  __shared__ int64_t later[2];  // the tiles of ahead[]
+  __shared__ TileOrder order;
   int64_t t = blockIdx.x;
-  if (threadIdx.x == 0 && t + step < p.num_tiles) ahead[0] = tile_info<W>(p, t + step);
   __syncthreads();
   const uint8_t* in_end = in + p.in_bytes;
   TileInfo b;
   if (t < p.num_tiles) {
     b = tile_info<W>(p, t);
     load_rows(p, in, in_end, b.in * ES, rows, b, raw);
+    if (threadIdx.x == 0) {
+      order.start(deal, p.num_tiles);
+      later[0] = order.after(t);
+      if (later[0] < p.num_tiles) ahead[0] = tile_info<W>(p, later[0]);
+    }
   }
+  __syncthreads();
   // Iteration k reads raw buffer k & 1; the next tile's loads go to the other buffer, which the
   // previous iteration finished reading (its barriers), and stay in flight through this one.
-  for (uint32_t k = 0; t < p.num_tiles; t += step, ++k) {
+  for (uint32_t k = 0; t < p.num_tiles; ++k) {
     const int s = k & 1;
-    const int64_t next = t + step;
+    const int64_t next = later[s];
     TileInfo nb;
     if (next < p.num_tiles) {
       nb = ahead[s];
-      if (threadIdx.x == 0 && next + step < p.num_tiles) ahead[s ^ 1] = tile_info<W>(p, next + step);
+      if (threadIdx.x == 0) {
+        later[s ^ 1] = order.after(next);
+        if (later[s ^ 1] < p.num_tiles) ahead[s ^ 1] = tile_info<W>(p, later[s ^ 1]);
+      }
       load_rows(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes);
       asm volatile("cp.async.wait_group 1;\n" ::);
     } else {
@@ -430,23 +444,38 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     }
     __syncthreads();
     b = nb;
+    t = next;
   }
 }
 
+// Launches of more tiles than the fixed rounds take deal the rest by a counter (tile_order.cuh)
+// where made outside stream capture (a graph's replays would repeat the counter's base) and a
+// slot is free; otherwise round-robin. The capture query is a host call on these launches only
+// (over 2 x grid tiles of 16 KB: ~13 MB and more); smaller ones make the launch alone.
 template <int ES, int G, Write W>
 cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
-                       cudaStream_t stream, unsigned grid) {
-  return launch_kernel(&narrow_kernel<ES, G, W>, grid, kNarrowThreads,
-                       static_cast<unsigned>(p.smem_bytes), stream, p, in, out);
+                       cudaStream_t stream, unsigned grid, int device) {
+  TileDeal deal{};
+  if (counts_tiles(p.num_tiles, grid)) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusActive;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) cudaGetLastError();
+    if (capture == cudaStreamCaptureStatusNone)
+      deal = tile_deal_claim(device, deal_tickets(p.num_tiles, grid));
+  }
+  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W>, grid, kNarrowThreads,
+                                      static_cast<unsigned>(p.smem_bytes), stream, p, in, out,
+                                      deal);
+  if (e != cudaSuccess) tile_deal_cancel(device, deal);
+  return e;
 }
 
 // The write phase of the block, for elements of ES bytes gathered G bytes at a time.
 template <int ES, int G>
 cudaError_t launch_write(const NarrowParams& p, const uint8_t* in, uint8_t* out,
-                         cudaStream_t stream, unsigned grid) {
-  if (p.quad) return launch_one<ES, ES, Write::Quads>(p, in, out, stream, grid);
-  if (p.n_tab > 0) return launch_one<ES, G, Write::Table>(p, in, out, stream, grid);
-  return launch_one<ES, G, Write::Evenly>(p, in, out, stream, grid);
+                         cudaStream_t stream, unsigned grid, int device) {
+  if (p.quad) return launch_one<ES, ES, Write::Quads>(p, in, out, stream, grid, device);
+  if (p.n_tab > 0) return launch_one<ES, G, Write::Table>(p, in, out, stream, grid, device);
+  return launch_one<ES, G, Write::Evenly>(p, in, out, stream, grid, device);
 }
 
 template <int ES, int G, Write W>
@@ -458,21 +487,25 @@ void allow_smem() {
 }  // namespace
 
 xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* in, void* out,
-                             void* stream, unsigned grid) {
+                             void* stream, unsigned grid, int device) {
   const auto s = static_cast<cudaStream_t>(stream);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   cudaError_t e;
   if (elem_size == 1)
-    e = launch_write<1, 1>(p, src, dst, s, grid);
+    e = launch_write<1, 1>(p, src, dst, s, grid, device);
   else if (reinterpret_cast<uintptr_t>(out) % 2 == 0)
-    e = launch_write<2, 2>(p, src, dst, s, grid);
+    e = launch_write<2, 2>(p, src, dst, s, grid, device);
   else
-    e = launch_write<2, 1>(p, src, dst, s, grid);
+    e = launch_write<2, 1>(p, src, dst, s, grid, device);
   return launch_status(e, "narrow");
 }
 
-int narrow_kernel_setup() {
+int narrow_kernel_setup(int ordinal) {
+  void* counters = nullptr;
+  if (cudaGetSymbolAddress(&counters, tile_counters) == cudaSuccess)
+    tile_deal_setup(ordinal, static_cast<unsigned long long*>(counters));
+  cudaGetLastError();
   allow_smem<1, 1, Write::Quads>();
   allow_smem<1, 1, Write::Evenly>();
   allow_smem<1, 1, Write::Table>();

@@ -48,9 +48,10 @@ xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, voi
 // Per device, once (the device current): registers per thread of the tiled kernel for each
 // element size (cudaFuncGetAttributes), and its shared-memory opt-in for big tiles.
 void tiled_kernel_regs(int regs[5]);
-// The narrow kernel (elements of `elem_size` 1 or 2 bytes; any pointers): enqueue only.
+// The narrow kernel (elements of `elem_size` 1 or 2 bytes; any pointers) on device `device`
+// (current): enqueue only.
 xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* in, void* out,
-                             void* stream, unsigned grid);
+                             void* stream, unsigned grid, int device);
 // The direct kernel (elements of 2^log2_elem bytes moved in pieces of 2^log2_piece, the widest
 // both pointers allow): enqueue only.
 xpose_status_t launch_direct(const DirectParams& p, int log2_elem, int log2_piece, const void* in,
@@ -59,8 +60,12 @@ xpose_status_t launch_direct(const DirectParams& p, int log2_elem, int log2_piec
 // pointers (elements not aligned to their size move byte by byte).
 xpose_status_t launch_general(const GeneralParams& p, const void* in, void* out, void* stream,
                               unsigned grid);
-// Per device, once: the narrow kernel's shared-memory opt-in; returns its registers per thread.
-int narrow_kernel_setup();
+// Per device, once (the device current): the narrow kernel's shared-memory opt-in and its tile
+// counters (tile_deal.hpp); returns its registers per thread.
+int narrow_kernel_setup(int ordinal);
+// Tests only: how many slots of the tile counters' table narrow launches share (tile_deal.hpp;
+// all of them by default), or 0: tiles round-robin, as captured launches take them.
+void narrow_tile_slots(unsigned n);
 
 // Makes `ordinal` current for the scope of a launch and restores the caller's device after.
 class DeviceGuard {

@@ -32,7 +32,7 @@ xpose_status_t launch_rows(const RowParams&, int, const void*, void*, void*, uns
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
 
-xpose_status_t launch_narrow(const NarrowParams&, int, const void*, void*, void*, unsigned) {
+xpose_status_t launch_narrow(const NarrowParams&, int, const void*, void*, void*, unsigned, int) {
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
 
@@ -48,7 +48,7 @@ void tiled_kernel_regs(int regs[5]) {
   for (int k = 0; k < 5; ++k) regs[k] = 0;
 }
 
-int narrow_kernel_setup() { return 0; }
+int narrow_kernel_setup(int) { return 0; }
 
 DeviceGuard::DeviceGuard(int) : status_(fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime)) {}
 DeviceGuard::~DeviceGuard() = default;

@@ -66,6 +66,7 @@ const GraphCase kCases[] = {
     {{64, 33, 17}, {2, 0, 1}, 8, 0},      // tile kernel, rank 3
     {{509, 131}, {1, 0}, 2, 0},           // narrow kernel
     {{77, 65, 9}, {1, 2, 0}, 1, 3},       // narrow kernel, unaligned
+    {{4099, 2053}, {1, 0}, 1, 5},         // narrow kernel, tiles round-robin when captured
     {{1000, 7, 9}, {0, 2, 1}, 4, 0},      // rows
     {{4096}, {0}, 8, 0},                  // copy
     {{129, 67}, {1, 0}, 8, 4},            // tile kernel in pieces (pointers off the element size)
@@ -74,7 +75,7 @@ const GraphCase kCases[] = {
 TEST(CudaGraph, CapturedExecuteReplays) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("CapturedExecuteReplays"));
-  DeviceBuffers bufs(size_t{1} << 20);
+  DeviceBuffers bufs(size_t{1} << 24);
   for (const GraphCase& c : kCases) {
     const int rank = static_cast<int>(c.ext.size());
     int64_t vol = 1;

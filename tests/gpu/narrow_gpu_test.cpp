@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "cuda/runtime.hpp"
 #include "gpu_util.hpp"
 
 using namespace xpose_test;
@@ -75,6 +76,35 @@ TEST(CudaNarrow, RandomShapesManyTiles) {
               XPOSE_SUCCESS)
         << xpose_last_error();
     if (HasFailure()) return;
+  }
+}
+
+// Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or
+// round-robin (as in captured launches): both orders, and every launch on one slot, on shapes of
+// thousands of tiles.
+TEST(CudaNarrow, TilesInOrderOrRoundRobin) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaNarrowTileOrder"));
+  const std::vector<Case> cases = {{{6007, 4099}, {1, 0}},
+                                   {{67, 65, 37, 129}, {3, 1, 0, 2}},
+                                   {{5000, 333, 13}, {1, 0, 2}}};
+  DeviceBuffers bufs(size_t{1} << 26);
+  struct Restore {
+    ~Restore() { xpose::detail::narrow_tile_slots(~0u); }
+  } restore;
+  for (const unsigned slots : {0u, 1u, ~0u}) {
+    xpose::detail::narrow_tile_slots(slots);
+    for (const Case& c : cases)
+      for (size_t es : {size_t{1}, size_t{2}}) {
+        std::string plan;
+        ASSERT_EQ(check_case(bufs, rng, static_cast<int>(c.ext.size()), c.ext.data(),
+                             c.perm.data(), es, XPOSE_COL_MAJOR, nullptr, rng() % 16, rng() % 16,
+                             &plan),
+                  XPOSE_SUCCESS)
+            << xpose_last_error();
+        EXPECT_NE(plan.find("narrow"), std::string::npos) << plan;
+        if (HasFailure()) break;
+      }
   }
 }
 

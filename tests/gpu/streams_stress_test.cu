@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda/runtime.hpp"
 #include "device_check.cuh"
 #include "gpu_util.hpp"
 
@@ -116,6 +117,20 @@ TEST(CudaStreams, OnePlanOnEightStreamsFromFourThreads) {
   every_schema_on_streams<uint16_t>({2, {4099, 2047}, {1, 0}}, salt);
   every_schema_on_streams<Pair>({3, {31, 517, 33}, {2, 1, 0}}, salt);
   every_schema_on_streams<uint32_t>({1, {3000001}, {0}}, salt);              // copy
+}
+
+// Narrow launches that deal their tiles by a counter (src/cuda/tile_order.cuh), all from one slot
+// of its table: a launch takes it where it is free, and its tiles round-robin where another
+// launch's tickets are still being taken.
+TEST(CudaStreams, NarrowLaunchesOnOneTileSlot) {
+  XPOSE_REQUIRE_GPU();
+  const uint64_t salt = test_seed("CudaStreams.NarrowLaunchesOnOneTileSlot");
+  struct Restore {
+    ~Restore() { xpose::detail::narrow_tile_slots(~0u); }
+  } restore;
+  xpose::detail::narrow_tile_slots(1);
+  every_schema_on_streams<uint16_t>({2, {4099, 3001}, {1, 0}}, salt);
+  every_schema_on_streams<uint8_t>({3, {3001, 2999, 3}, {1, 0, 2}}, salt);
 }
 
 }  // namespace
