@@ -10,9 +10,12 @@
 // (tile_deal.hpp) with `base`, the counter's value when the launch starts: the host gives a slot
 // to one launch at a time, so a launch's tickets are base, base + 1, ... in whatever stream or
 // order it runs. Counters are never reset: a launch takes exactly deal_tickets() of them (one
-// a counted tile, and one more a block: the first it finds past the last tile), and the block
-// that takes the launch's last ticket tells the host, through `done` in mapped host memory, that
-// the slot is free. Its tiles may still be in flight then; the counter is no longer needed.
+// a counted tile, and kTakesAhead more a block: a block holds that many tickets ahead of use and
+// stops at the first past the last tile), and the block that holds the launch's last ticket
+// tells the host, through `done` in mapped host memory, that the slot is free. Its tiles may
+// still be in flight then; the counter is no longer needed. A device reset (cudaDeviceReset)
+// while the library is loaded is not supported: the table, like the device's properties and
+// the kernels' shared-memory opt-ins, is set up once per device and process.
 // Launches the host gives no slot (captured into a graph, whose replays would repeat `base`; or
 // no slot free) take every tile round-robin.
 #pragma once
@@ -26,61 +29,61 @@
 namespace xpose::detail {
 
 // Rounds of tiles every block takes round-robin (b, b + grid) before the counter's: the blocks
-// cannot drift apart in them, and the answer to a block's first take, asked at its start, has a
-// tile's time to arrive.
+// cannot drift apart in them, and the answers to a block's first takes, asked at its start, have
+// a tile's time to arrive.
 inline constexpr int kFixedRounds = 2;
+
+// Tickets a block holds ahead of use: each answer is read kTakesAhead tiles after its take.
+inline constexpr int kTakesAhead = 2;
 
 // Whether a launch of `grid` blocks over `num_tiles` tiles deals some of them by a counter.
 __host__ __device__ constexpr bool counts_tiles(int64_t num_tiles, int64_t grid) {
   return num_tiles > kFixedRounds * grid;
 }
 
-// Tickets such a launch takes from its counter: one a counted tile, one more a block.
+// Tickets such a launch takes from its counter: one a counted tile, and kTakesAhead a block
+// past the last (a block stops at the first; those it took after it are later still).
 __host__ __device__ constexpr uint64_t deal_tickets(int64_t num_tiles, int64_t grid) {
-  return static_cast<uint64_t>(num_tiles - (kFixedRounds - 1) * grid);
+  return static_cast<uint64_t>(num_tiles - (kFixedRounds - kTakesAhead) * grid);
 }
 
 // The order of one block's tiles; used by thread 0 of the block only (the kernel keeps it in
 // shared memory: in registers, live through the tile loop, it cost the loop registers).
 class TileOrder {
  public:
-  // Takes the block's first counted tile (the answer is read a tile later).
+  // Takes the block's first counted tiles (their answers are read a tile later and on).
   __device__ __forceinline__ void start(const TileDeal& d, int64_t num_tiles) {
     deal_ = d;
     num_tiles_ = num_tiles;
-    if (deal_.counter != nullptr) ticket_ = atomicAdd(deal_.counter, 1ull);
+    head_ = 0;
+    if (deal_.counter != nullptr)
+      for (int i = 0; i < kTakesAhead; ++i) ticket_[i] = atomicAdd(deal_.counter, 1ull);
   }
 
   // The tile this block moves after tile t; num_tiles at the block's end.
   __device__ __forceinline__ int64_t after(int64_t t) {
     const int64_t grid = gridDim.x;
     if (deal_.counter == nullptr || t < (kFixedRounds - 1) * grid) return t + grid;
-    const int64_t n = static_cast<int64_t>(ticket_ - deal_.base);
-    const int64_t counted = num_tiles_ - kFixedRounds * grid;
-    if (n >= 0 && n < counted) {
-      ticket_ = atomicAdd(deal_.counter, 1ull);
-      return kFixedRounds * grid + n;
+    const uint64_t n = ticket_[head_] - deal_.base;
+    const uint64_t counted = num_tiles_ - kFixedRounds * grid;
+    if (n < counted) {
+      ticket_[head_] = atomicAdd(deal_.counter, 1ull);
+      head_ = head_ + 1 == kTakesAhead ? 0 : head_ + 1;
+      return kFixedRounds * grid + static_cast<int64_t>(n);
     }
-    if (n < 0) {
-      // The counter is behind the host's count: only after a device reset, which restarts the
-      // module's counters. Every block of the launch finds so at its first take (the host's
-      // count has passed a launch of at least a grid since), and takes its tiles round-robin.
-      deal_.counter = nullptr;
-      return t + grid;
-    }
-    if (n == counted + grid - 1) {  // the launch's last ticket: every take is done
-      asm volatile("st.relaxed.sys.u64 [%0], %1;"
-                   :
-                   : "l"(deal_.done), "l"(deal_.base + counted + grid)
-                   : "memory");
-    }
+    // The block's last tickets: the one that ends the launch's frees the slot (every take done).
+    const unsigned long long end = deal_.base + counted + kTakesAhead * grid;
+    for (int i = 0; i < kTakesAhead; ++i)
+      if (ticket_[i] + 1 == end)
+        asm volatile("st.relaxed.sys.u64 [%0], %1;" : : "l"(deal_.done), "l"(end) : "memory");
     return num_tiles_;
   }
 
  private:
   TileDeal deal_;
   int64_t num_tiles_;
-  unsigned long long ticket_;
+  unsigned long long ticket_[kTakesAhead];
+  int head_;
 };
 
 }  // namespace xpose::detail
