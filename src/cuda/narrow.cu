@@ -448,15 +448,18 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   }
 }
 
-// Launches of more tiles than the fixed rounds take deal the rest by a counter (tile_order.cuh)
-// where made outside stream capture (a graph's replays would repeat the counter's base) and a
-// slot is free; otherwise round-robin. The capture query is a host call on these launches only
-// (over 2 x grid tiles of 16 KB: ~13 MB and more); smaller ones make the launch alone.
+// Launches of more tiles than the fixed rounds take, whose tiles share sectors, deal the rest by
+// a counter (tile_order.cuh) where made outside stream capture (a graph's replays would repeat
+// the counter's base) and a slot is free; otherwise round-robin. The capture query is a host call
+// on these launches only (over 2 x grid tiles of 16 KB: ~13 MB and more); others make the launch
+// alone.
 template <int ES, int G, Write W>
 cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                        cudaStream_t stream, unsigned grid, int device) {
   TileDeal deal{};
-  if (counts_tiles(p.num_tiles, grid)) {
+  const bool shared = p.shared_sectors != 0 ||
+                      (reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) % 32;
+  if (shared && counts_tiles(p.num_tiles, grid)) {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusActive;
     if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) cudaGetLastError();
     if (capture == cudaStreamCaptureStatusNone)

@@ -80,6 +80,7 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   if (!linear)
     for (int i = 0; i < n_run; ++i) np->tab[np->n_tab++] = dim(run_dims[i], 0);
   np->out_run = static_cast<int32_t>(T.out_run);
+  np->shared_sectors = T.in_align % 32 != 0 || T.out_align % 32 != 0 ? 1 : 0;
   np->quad = T.overlap ? 0 : 1;
   np->pitch = static_cast<int32_t>(T.pitch);
   np->raw_pitch = static_cast<int32_t>(narrow_raw_pitch(T.in_run * es));

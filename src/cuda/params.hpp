@@ -176,6 +176,10 @@ struct NarrowParams {
   int32_t lin_stride = 0;
   int32_t n_tab = 0;
   int32_t out_run = 0;     // elements of the output run of a full tile
+  // 1: neighbouring tiles share partial 32-byte sectors (a tile's contiguous spans of input or
+  // output start or end off sector boundaries, pointers on 32 bytes): their tiles are dealt in
+  // order (tile_order.cuh); 0: round-robin, unless a pointer is off 32 bytes.
+  int32_t shared_sectors = 0;
   int32_t smem_bytes = 0;  // raw buffers, rows, row and span tables, offset table
   int64_t in_bytes = 0, out_bytes = 0;  // the tensors' sizes: loads never leave them
   TileDim tab[kMaxTileDims];

@@ -39,9 +39,22 @@ int run_bytes(const NarrowPhase& ph, uint32_t lim0, uint32_t lim1) {
   return ph.slot < 0 ? ph.full : ph.unit * static_cast<int>(ph.slot == 0 ? lim0 : lim1);
 }
 
+// Marks the 32-byte sectors of bytes [from, from + n) as tile t's; true where one was another's.
+bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t t) {
+  bool shared = false;
+  for (int64_t s = from / 32; s <= (from + n - 1) / 32 && n > 0; ++s) {
+    shared = shared || (owner[s] >= 0 && owner[s] != t);
+    owner[s] = t;
+  }
+  return shared;
+}
+
 // Emulates narrow.cu over the block `np` (no positions: whole rows and spans at once).
+// `shared`: whether two tiles read or write one 32-byte sector (pointers on 32 bytes).
 ::testing::AssertionResult emulate(const NarrowParams& np, size_t es, const uint8_t* in,
-                                   uint8_t* out, std::vector<int>* writes) {
+                                   uint8_t* out, std::vector<int>* writes, bool* shared) {
+  std::vector<int64_t> in_owner(np.in_bytes / 32 + 1, -1), out_owner(np.out_bytes / 32 + 1, -1);
+  *shared = false;
   if (np.raw_pitch < (np.rd.full + 15) / 16 * 16 + 16 || np.raw_bytes != np.rd.runs * np.raw_pitch)
     return ::testing::AssertionFailure() << "raw rows too short for a row's envelope";
   std::vector<int> filled(np.data_bytes);
@@ -72,6 +85,7 @@ int run_bytes(const NarrowPhase& ph, uint32_t lim0, uint32_t lim1) {
     for (int r = 0; r < np.rd.runs; ++r) {
       const Decoded d = decode(np.rd.dim, np.rd.n_dims, r);
       if (d.c0 >= lim0 || d.c1 >= lim1) continue;
+      *shared = claim_sectors(in_owner, bin * es + d.global, rlen, t) || *shared;
       for (int i = 0; i < rlen; ++i) {
         const int64_t at = byte_at(r, i);
         if (at >= np.data_bytes) return ::testing::AssertionFailure() << "row past the data";
@@ -87,6 +101,7 @@ int run_bytes(const NarrowPhase& ph, uint32_t lim0, uint32_t lim1) {
       if (np.quad && d.shared != s * static_cast<int64_t>(es))
         return ::testing::AssertionFailure() << "span " << s << " is not column " << s;
       if (d.c0 >= lim0 || d.c1 >= lim1) continue;
+      *shared = claim_sectors(out_owner, bout * es + d.global, slen, t) || *shared;
       for (int ob = 0; ob < slen; ++ob) {
         const int el = ob / static_cast<int>(es);
         const int64_t within = ob - el * static_cast<int>(es);
@@ -108,7 +123,7 @@ int run_bytes(const NarrowPhase& ph, uint32_t lim0, uint32_t lim1) {
 TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
   const DeviceInfo dev = xpose_test::fake_h100();
   std::mt19937_64 rng(xpose_test::test_seed("NarrowPlanEmulation"));
-  int narrow = 0, tabled = 0, quads = 0;
+  int narrow = 0, tabled = 0, quads = 0, apart = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int rank = 2 + static_cast<int>(rng() % 7);
     const size_t es = 1 + rng() % 2;
@@ -116,6 +131,7 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
     int64_t vol = 1;
     for (int k = 0; k < rank; ++k) {
       ext[k] = 1 + static_cast<int64_t>(rng() % (rank <= 3 ? 300 : 24));
+      if (iter % 4 == 0) ext[k] = 16 * (1 + ext[k] % (rank <= 3 ? 8 : 2));  // sectors apart
       if (vol * ext[k] > (int64_t{1} << 18)) ext[k] = 1;
       vol *= ext[k];
     }
@@ -139,8 +155,13 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
       std::vector<uint8_t> in(p.bytes()), out(p.bytes(), 0), ref(p.bytes());
       for (auto& b : in) b = static_cast<uint8_t>(1 + rng() % 255);
       std::vector<int> writes(p.bytes());
-      ASSERT_TRUE(emulate(spec.narrow, es, in.data(), out.data(), &writes))
+      bool shared = false;
+      ASSERT_TRUE(emulate(spec.narrow, es, in.data(), out.data(), &writes, &shared))
           << p.to_string() << " " << summarize(p, c);
+      // Tiles dealt round-robin (tile_order.cuh) must share no sector.
+      if (!spec.narrow.shared_sectors)
+        ASSERT_FALSE(shared) << p.to_string() << " " << summarize(p, c);
+      apart += !spec.narrow.shared_sectors;
       xpose_test::reference(p.rank, p.extent.data(), p.perm.data(), es, XPOSE_COL_MAJOR,
                             in.data(), ref.data());
       ASSERT_EQ(out, ref) << p.to_string() << " " << summarize(p, c);
@@ -148,11 +169,12 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
       ASSERT_EQ(*std::max_element(writes.begin(), writes.end()), 1) << p.to_string();
     }
   }
-  std::printf("%d narrow blocks emulated, %d with an offset table, %d by quads\n", narrow, tabled,
-              quads);
+  std::printf("%d narrow blocks emulated, %d with an offset table, %d by quads, %d sectors apart\n",
+              narrow, tabled, quads, apart);
   EXPECT_GT(narrow, 200);
   EXPECT_GT(tabled, 10);
   EXPECT_GT(quads, 10);
+  EXPECT_GT(apart, 10);
 }
 
 }  // namespace
