@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "cuda/runtime.hpp"
+#include "cuda/tile_deal.hpp"
 #include "gpu_util.hpp"
 
 using namespace xpose_test;
@@ -105,6 +106,31 @@ TEST(CudaNarrow, TilesInOrderOrRoundRobin) {
         EXPECT_NE(plan.find("narrow"), std::string::npos) << plan;
         if (HasFailure()) break;
       }
+  }
+}
+
+// A launch that deals in order frees its slot when its last ticket is taken (tile_order.cuh).
+// The test above cannot tell: with the slot never freed, every later launch would take its
+// tiles round-robin, just as correctly.
+TEST(CudaNarrow, TileSlotFreeAfterLaunch) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaNarrowTileSlotFree"));
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  DeviceBuffers bufs(size_t{1} << 26);
+  struct Restore {
+    ~Restore() { xpose::detail::narrow_tile_slots(~0u); }
+  } restore;
+  xpose::detail::narrow_tile_slots(1);
+  const int64_t ext[] = {6007, 4099};  // ~1,500 tiles of odd rows: dealt in order
+  const int perm[] = {1, 0};
+  for (int rep = 0; rep < 3; ++rep) {
+    ASSERT_EQ(check_case(bufs, rng, 2, ext, perm, 1, XPOSE_COL_MAJOR, nullptr, 0, 0),
+              XPOSE_SUCCESS)
+        << xpose_last_error();
+    const xpose::detail::TileDeal deal = xpose::detail::tile_deal_claim(device, 1);
+    EXPECT_NE(deal.counter, nullptr) << "the slot is still held after launch " << rep;
+    xpose::detail::tile_deal_cancel(device, deal);
   }
 }
 
