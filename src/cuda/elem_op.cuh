@@ -107,14 +107,31 @@ __device__ __forceinline__ typename cvt::FormatOf<T>::type::Bits store_value(C v
   }
 }
 
+// Whether an ElemOp scales (op.scale), where a caller knows it at compile time.
+enum class ScaleIs { Unknown, Off, On };
+
 template <xpose_type_t In, xpose_type_t Out>
 struct TypedOp {
   using in_t = typename StorageOf<In>::type;
   using out_t = typename StorageOf<Out>::type;
   using C = std::conditional_t<cvt::computes_in_f64(In, Out), double, float>;
 
-  // `y`, the output's old value, is read only when op.accumulate.
+  // Stores that make a NaN canonical from the f32 bits they round, sign kept (store_value's
+  // hardware paths): an f32 input reaches them without load_as's own canonical NaN, which
+  // gives the same bits (two compares and two logic operations an element fewer).
+  // Whether the kernels test op.scale once a tile (two write phases, one per value): real
+  // types; complex ones keep one, whose registers two would spill.
+  static constexpr bool kScaleByTile = is_real_type(In);
+  static constexpr bool kRawF32 =
+      In == XPOSE_TYPE_F32 && std::is_same_v<C, float> &&
+      (Out == XPOSE_TYPE_BF16 || Out == XPOSE_TYPE_F16 || Out == XPOSE_TYPE_F8_E4M3 ||
+       Out == XPOSE_TYPE_F8_E5M2);
+
+  // `y`, the output's old value, is read only when op.accumulate. S: op.scale as the caller
+  // knows it (the tile kernels test it once a tile, not once an element).
+  template <ScaleIs S = ScaleIs::Unknown>
   __device__ __forceinline__ static out_t apply(const ElemOp& op, in_t x, out_t y) {
+    const bool scale = S == ScaleIs::Unknown ? op.scale != 0 : S == ScaleIs::On;
     if constexpr (is_unsigned_type(In)) {
       return op.accumulate ? cvt::wrap_add(x, y) : x;
     } else if constexpr (is_complex_type(In)) {
@@ -125,23 +142,25 @@ struct TypedOp {
       Z r;
       if (op.accumulate) {
         const Z yc{cvt::load_as<Out, C>(y.x), cvt::load_as<Out, C>(y.y)};
-        r = op.scale ? cvt::axpby<true, true>(a, xc, b, yc) : cvt::axpby<false, true>(a, xc, b, yc);
+        r = scale ? cvt::axpby<true, true>(a, xc, b, yc) : cvt::axpby<false, true>(a, xc, b, yc);
       } else {
-        r = op.scale ? cvt::axpby<true, false>(a, xc, b, xc) : xc;
+        r = scale ? cvt::axpby<true, false>(a, xc, b, xc) : xc;
       }
       out_t o;
       o.x = cvt::store_from<Out, C>(r.re);
       o.y = cvt::store_from<Out, C>(r.im);
       return o;
     } else {
+      if constexpr (kRawF32 && S == ScaleIs::Off)
+        if (!op.accumulate) return store_value<Out, C>(__uint_as_float(x));
       const C xc = load_value<In, C>(x);
       const C a = static_cast<C>(op.alpha[0]), b = static_cast<C>(op.beta[0]);
       C r;
       if (op.accumulate) {
         const C yc = load_value<Out, C>(y);
-        r = op.scale ? cvt::axpby<true, true>(a, xc, b, yc) : cvt::axpby<false, true>(a, xc, b, yc);
+        r = scale ? cvt::axpby<true, true>(a, xc, b, yc) : cvt::axpby<false, true>(a, xc, b, yc);
       } else {
-        r = op.scale ? cvt::axpby<true, false>(a, xc, b, xc) : xc;
+        r = scale ? cvt::axpby<true, false>(a, xc, b, xc) : xc;
       }
       return store_value<Out, C>(r);
     }

@@ -178,8 +178,13 @@ __device__ __forceinline__ void read_old(const TiledParams& p, typename Op::out_
     if (inside(wr.coord[e], b)) y[e] = *at(dst, wr.global[e]);
 }
 
-// out = op(x, old) for a thread's positions, x from the tile `cur` in shared memory.
-template <class Op, class Off>
+// out = op(x, old) for a thread's positions, x from the tile `cur` in shared memory. A position
+// of one element reads and converts its slot whether or not it is in the tile (unused positions
+// read slot 0: decode_positions) and only its store is predicated: a branch a position cost
+// three instructions of ~20. Grouped positions keep the branch: their G conversions at once
+// ran grouped bf16 -> e4m3 tiles at 0.68-0.77x (2026-11-26 session 15, not profiled).
+// S: op.scale, tested once a tile by write_tile (real types).
+template <class Op, ScaleIs S, class Off>
 __device__ __forceinline__ void write_typed(const TiledParams& p, const typename Op::in_t* cur,
                                             typename Op::out_t* out, const Positions<Off>& wr,
                                             const TileBase& b, const Old<Op>* y) {
@@ -196,7 +201,8 @@ __device__ __forceinline__ void write_typed(const TiledParams& p, const typename
 #pragma unroll
           for (int j = 0; j < G; ++j) {
             const auto old = static_cast<O>(y[e] >> (8 * sizeof(O) * j));
-            const O r = Op::apply(p.op, cur[wr.shared[e] + j * p.out_group_smem], old);
+            const O r = Op::template apply<S>(
+                p.op, cur[wr.shared[e] + j * p.out_group_smem], old);
             w |= static_cast<uint32_t>(r) << (8 * sizeof(O) * j);
           }
           *at(dst, wr.global[e]) = w;
@@ -206,9 +212,22 @@ __device__ __forceinline__ void write_typed(const TiledParams& p, const typename
   }
   O* const dst = out + b.out;
 #pragma unroll
-  for (int e = 0; e < kElemsPerThread; ++e)
-    if (inside(wr.coord[e], b))
-      *at(dst, wr.global[e]) = Op::apply(p.op, cur[wr.shared[e]], static_cast<O>(y[e]));
+  for (int e = 0; e < kElemsPerThread; ++e) {
+    const O r = Op::template apply<S>(p.op, cur[wr.shared[e]], static_cast<O>(y[e]));
+    if (inside(wr.coord[e], b)) *at(dst, wr.global[e]) = r;
+  }
+}
+
+template <class Op, class Off>
+__device__ __forceinline__ void write_tile(const TiledParams& p, const typename Op::in_t* cur,
+                                           typename Op::out_t* out, const Positions<Off>& wr,
+                                           const TileBase& b, const Old<Op>* y) {
+  if constexpr (!Op::kScaleByTile)
+    write_typed<Op, ScaleIs::Unknown>(p, cur, out, wr, b, y);
+  else if (p.op.scale)
+    write_typed<Op, ScaleIs::On>(p, cur, out, wr, b, y);
+  else
+    write_typed<Op, ScaleIs::Off>(p, cur, out, wr, b, y);
 }
 
 template <int Piece, class Op, class Off>
@@ -381,7 +400,7 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* i
     const T* cur = reinterpret_cast<const T*>(tile + buf * buf_elems);
     typename Op::out_t* const dst = out + b[0].out;
     if constexpr (!Op::kPlain) {
-      write_typed<Op>(p, cur, out, wr, b[0], y);
+      write_tile<Op>(p, cur, out, wr, b[0], y);
     } else if constexpr (sizeof(T) == 16 && sizeof(Off) == 8) {
 #pragma unroll
       for (int e = 0; e < kElemsPerThread; ++e)
@@ -418,14 +437,19 @@ __device__ __forceinline__ void typed_pipelined(const TiledParams& p, const R* i
 // extents, strides), through registers: the next tile's loads are issued as soon as this
 // tile's values are in shared memory, so they are in flight during its write phase (loaded at
 // the top of each tile, as the plain path does, a block had no load in flight while it wrote:
-// +1-14 % on 12 of the 14 such cases of cutt-random, docs/perf/typed-h100.md).
+// +1-14 % on 12 of the 14 such cases of cutt-random, docs/perf/typed-h100.md). As in
+// tiles_pipelined, thread 0 decodes the tile after next (decoded by every warp, the 64-bit
+// divisions were ~45 % of the instructions here), into a ring of three bases in shared memory,
+// `bases`: slot k % 3 holds the tile of iteration k, read where it is used (kept in registers
+// across the write phase, the bases spilled).
 template <class Op, class Off>
 __device__ __forceinline__ void typed_tiles_through_registers(const TiledParams& p,
                                                               const typename Op::in_t* in,
                                                               typename Op::out_t* out,
                                                               typename Op::in_t* tile,
                                                               const Positions<Off>& rd,
-                                                              const Positions<Off>& wr) {
+                                                              const Positions<Off>& wr,
+                                                              TileBase* bases) {
   using T = typename Op::in_t;
   int64_t t = blockIdx.x;
   if (t >= p.num_tiles) return;
@@ -435,23 +459,31 @@ __device__ __forceinline__ void typed_tiles_through_registers(const TiledParams&
     for (int e = 0; e < kElemsPerThread; ++e)
       if (inside(rd.coord[e], b)) v[e] = in[b.in + rd.global[e]];
   };
-  TileBase b = decode_tile(p, t);
-  load(b);
-  for (; t < p.num_tiles; t += gridDim.x) {
+  const int64_t step = gridDim.x;
+  if (threadIdx.x == 0) {
+    bases[0] = decode_tile(p, t);
+    if (t + step < p.num_tiles) bases[1] = decode_tile(p, t + step);
+  }
+  __syncthreads();
+  load(bases[0]);
+  for (int slot = 0; t < p.num_tiles; t += step) {
+    const int next = slot == 2 ? 0 : slot + 1, after = next == 2 ? 0 : next + 1;
     Old<Op> y[kElemsPerThread] = {};
-    read_old<Op>(p, out, wr, b, y);
+    {
+      const TileBase b = bases[slot];
+      read_old<Op>(p, out, wr, b, y);
 #pragma unroll
-    for (int e = 0; e < kElemsPerThread; ++e)
-      if (inside(rd.coord[e], b)) tile[rd.shared[e]] = v[e];
-    __syncthreads();
-    TileBase nb = b;
-    if (t + gridDim.x < p.num_tiles) {
-      nb = decode_tile(p, t + gridDim.x);
-      load(nb);
+      for (int e = 0; e < kElemsPerThread; ++e)
+        if (inside(rd.coord[e], b)) tile[rd.shared[e]] = v[e];
     }
-    write_typed<Op>(p, tile, out, wr, b, y);
+    __syncthreads();  // bases[next] was written before the last iteration's second barrier
+    if (t + step < p.num_tiles) load(bases[next]);
+    // bases[after] was last read in the last iteration's write phase.
+    if (threadIdx.x == 0 && t + 2 * step < p.num_tiles)
+      bases[after] = decode_tile(p, t + 2 * step);
+    write_tile<Op>(p, tile, out, wr, bases[slot], y);
     __syncthreads();
-    b = nb;
+    slot = next;
   }
 }
 
@@ -467,7 +499,7 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
   using T = typename Op::in_t;
   extern __shared__ uint4 smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);
-  __shared__ TileBase next[2];  // tiles_pipelined
+  __shared__ TileBase next[3];  // tiles_pipelined (two), typed_tiles_through_registers
   static_assert(sizeof(next) <= kTileStaticSmemBytes, "the planner counts this shared memory");
   Positions<Off> rd;
   decode_positions(p.in, p.n_in, Op::kPlain ? p.volume : p.read_volume, p.in_step, rd);
@@ -479,7 +511,7 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
     } else {
       Positions<Off> wr;
       decode_positions(p.out, p.n_out, p.write_volume, p.out_step, wr);
-      typed_tiles_through_registers<Op>(p, in, out, tile, rd, wr);
+      typed_tiles_through_registers<Op>(p, in, out, tile, rd, wr, next);
     }
   } else if constexpr (!Op::kPlain) {
     typed_pipelined<Op>(p, in, out, tile, p.buffer_elems, rd, next);
