@@ -119,9 +119,11 @@ struct TypedOp {
   // Stores that make a NaN canonical from the f32 bits they round, sign kept (store_value's
   // hardware paths): an f32 input reaches them without load_as's own canonical NaN, which
   // gives the same bits (two compares and two logic operations an element fewer).
-  // Whether the kernels test op.scale once a tile (two write phases, one per value): real
-  // types; complex ones keep one, whose registers two would spill.
-  static constexpr bool kScaleByTile = is_real_type(In);
+  // Real types take the tile kernels' lean write phase (tile_kernel.cuh write_tile): op.scale
+  // tested once a tile, two write phases, and a single position's conversion made whether or
+  // not it is stored. Complex ones keep one write phase (two spilled registers) and convert
+  // only what they store (a tile of 62 of 256 positions ran 0.85x converting them all).
+  static constexpr bool kLeanWrite = is_real_type(In);
   static constexpr bool kRawF32 =
       In == XPOSE_TYPE_F32 && std::is_same_v<C, float> &&
       (Out == XPOSE_TYPE_BF16 || Out == XPOSE_TYPE_F16 || Out == XPOSE_TYPE_F8_E4M3 ||

@@ -179,11 +179,11 @@ __device__ __forceinline__ void read_old(const TiledParams& p, typename Op::out_
 }
 
 // out = op(x, old) for a thread's positions, x from the tile `cur` in shared memory. A position
-// of one element reads and converts its slot whether or not it is in the tile (unused positions
-// read slot 0: decode_positions) and only its store is predicated: a branch a position cost
-// three instructions of ~20. Grouped positions keep the branch: their G conversions at once
-// ran grouped bf16 -> e4m3 tiles at 0.68-0.77x (2026-11-26 session 15, not profiled).
-// S: op.scale, tested once a tile by write_tile (real types).
+// of one real element (Op::kLeanWrite) reads and converts its slot whether or not it is in the
+// tile (unused positions read slot 0: decode_positions) and only its store is predicated: a
+// branch a position cost three instructions of ~20. Grouped positions keep the branch: their G
+// conversions at once ran grouped bf16 -> e4m3 tiles at 0.68-0.77x (session 15, not
+// profiled). S: op.scale, tested once a tile by write_tile (real types).
 template <class Op, ScaleIs S, class Off>
 __device__ __forceinline__ void write_typed(const TiledParams& p, const typename Op::in_t* cur,
                                             typename Op::out_t* out, const Positions<Off>& wr,
@@ -213,8 +213,12 @@ __device__ __forceinline__ void write_typed(const TiledParams& p, const typename
   O* const dst = out + b.out;
 #pragma unroll
   for (int e = 0; e < kElemsPerThread; ++e) {
-    const O r = Op::template apply<S>(p.op, cur[wr.shared[e]], static_cast<O>(y[e]));
-    if (inside(wr.coord[e], b)) *at(dst, wr.global[e]) = r;
+    if constexpr (Op::kLeanWrite) {
+      const O r = Op::template apply<S>(p.op, cur[wr.shared[e]], static_cast<O>(y[e]));
+      if (inside(wr.coord[e], b)) *at(dst, wr.global[e]) = r;
+    } else if (inside(wr.coord[e], b)) {
+      *at(dst, wr.global[e]) = Op::template apply<S>(p.op, cur[wr.shared[e]], static_cast<O>(y[e]));
+    }
   }
 }
 
@@ -222,7 +226,7 @@ template <class Op, class Off>
 __device__ __forceinline__ void write_tile(const TiledParams& p, const typename Op::in_t* cur,
                                            typename Op::out_t* out, const Positions<Off>& wr,
                                            const TileBase& b, const Old<Op>* y) {
-  if constexpr (!Op::kScaleByTile)
+  if constexpr (!Op::kLeanWrite)
     write_typed<Op, ScaleIs::Unknown>(p, cur, out, wr, b, y);
   else if (p.op.scale)
     write_typed<Op, ScaleIs::On>(p, cur, out, wr, b, y);
