@@ -183,7 +183,7 @@ __device__ __forceinline__ void read_old(const TiledParams& p, typename Op::out_
 // tile (unused positions read slot 0: decode_positions) and only its store is predicated: a
 // branch a position cost three instructions of ~20. Grouped positions keep the branch: their G
 // conversions at once ran grouped bf16 -> e4m3 tiles at 0.68-0.77x (session 15, not
-// profiled). S: op.scale, tested once a tile by write_tile (real types).
+// profiled). S: op.scale, tested once a tile by write_tile (Op::kLeanWrite).
 template <class Op, ScaleIs S, class Off>
 __device__ __forceinline__ void write_typed(const TiledParams& p, const typename Op::in_t* cur,
                                             typename Op::out_t* out, const Positions<Off>& wr,
