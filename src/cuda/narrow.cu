@@ -13,12 +13,14 @@
 // - realign: 16-byte chunks of the raw rows, shifted to the row's start (bytes.cuh), are stored
 //   into the rows;
 // - write, disjoint runs (`tiled`: the rows are the output run's positions, the spans are the
-//   input run's positions, i.e. columns): a lane takes 4 rows x one shared-memory word of
-//   columns and the 4 rows before them, transposes both 4x4-byte blocks (2x2 halfwords) with
-//   byte permutes, and funnel-shifts each column's bytes to the column's own output alignment,
-//   storing whole aligned words (write_quads); the partial words at the spans' ends follow, a
-//   thread each (write_quad_ends). Rows are skewed by a word every four rows, so the 32 lanes'
-//   four-row blocks meet in 32 distinct banks.
+//   input run's positions, i.e. columns; write_quads): a lane takes a shared-memory word of
+//   columns x 4 rows (one 16-byte load: rows are kept by column word) and the 4 rows before
+//   them, transposes both 4x4-byte blocks (2x2 halfwords) with byte permutes and funnel-shifts
+//   each column's bytes to the column's own output alignment, storing one whole aligned word a
+//   column (4 bytes for one-byte elements, 8 for two-byte ones) under a predicate; lanes on
+//   consecutive units of a word of columns, so their loads are consecutive 16-byte chunks and a
+//   warp's store is contiguous. The partial words at the spans' ends follow, a thread each
+//   (write_quad_ends).
 // - write, other tiles: a position is four aligned 4-byte words of a span, kNarrowGroup words
 //   apart; each word's elements are gathered from the rows (bytes or halfwords, at evenly
 //   spaced offsets or from the table) and stored whole, or element by element at the span's
@@ -61,7 +63,7 @@ __device__ __forceinline__ int run_bytes(const NarrowPhase& ph, const TileBase& 
 enum class Write { Quads, Evenly, Table };
 
 // Shared memory of the rows. Quads keep them by column word: word g of row r at word
-// g x column_words + 4 + r (narrow_column_words), so four consecutive rows of a column word are
+// g x column_words + 8 + r (narrow_column_words), so four consecutive rows of a column word are
 // one 16-byte load; the others keep row r at r x pitch.
 __device__ __forceinline__ int column_word(const NarrowParams& p, int g, int r) {
   return 4 * (g * p.column_words + 8 + r);
@@ -79,25 +81,26 @@ __device__ __forceinline__ FastDiv32 device_div(uint32_t d) {
 // Starts the loads of a tile's rows into `raw`: row r at r x raw_pitch holds the aligned
 // 16-byte chunks that cover it (from the boundary at or before its first byte), each moved by
 // one thread with cp.async and committed as one group. Chunks that reach outside [in, in_end)
-// (the tensor's two ends) move their bytes inside it one by one.
-__device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* in,
-                                          const uint8_t* in_end, int64_t tile_in,
-                                          const RowEntry* rows, const TileBase& b, uint8_t* raw) {
+// (the tensor's two ends) move their bytes inside it one by one; kClear: a tile away from the
+// tensor's ends (the common case), whose chunks need no check. `prefix`: the tile's valid rows
+// are its first `prefix` (quads), or -1: by their coordinates.
+template <bool kClear>
+__device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_t* in,
+                                             const uint8_t* in_end, const uint8_t* tile,
+                                             const RowEntry* rows, const TileBase& b,
+                                             uint8_t* raw, int prefix) {
   const int len = run_bytes(p.rd, b);
-  const uint8_t* tile = in + tile_in;
-  // A tile away from the tensor's ends (the common case) checks no chunk against them.
-  const bool clear = tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes;
   // Lanes on consecutive chunks of a row (coalesced), rows one after the other.
   for (int i = threadIdx.x; i < p.raw_positions; i += kNarrowThreads) {
     const int r = static_cast<int>(p.raw_div.div(static_cast<uint32_t>(i)));
     const int at = (i - r * p.raw_per_row) * kNarrowChunk;
-    const RowEntry e = rows[r];
-    const uint8_t* first = tile + e.global;
+    if (prefix >= 0 ? r >= prefix : !inside(rows[r].coord, b)) continue;
+    const uint8_t* first = tile + rows[r].global;
     const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
-    if (!inside(e.coord, b) || at >= shift + len) continue;
+    if (at >= shift + len) continue;
     const uint8_t* src = first - shift + at;
     uint8_t* dst = raw + r * p.raw_pitch + at;
-    if (clear || (src >= in && src + kNarrowChunk <= in_end)) {
+    if (kClear || (src >= in && src + kNarrowChunk <= in_end)) {
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
                        static_cast<unsigned>(__cvta_generic_to_shared(dst))),
                    "l"(src));
@@ -106,6 +109,16 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
         if (src + j >= in && src + j < in_end) dst[j] = src[j];
     }
   }
+}
+
+__device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* in,
+                                          const uint8_t* in_end, int64_t tile_in,
+                                          const RowEntry* rows, const TileBase& b, uint8_t* raw,
+                                          int prefix = -1) {
+  if (tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes)
+    load_rows_as<true>(p, in, in_end, in + tile_in, rows, b, raw, prefix);
+  else
+    load_rows_as<false>(p, in, in_end, in + tile_in, rows, b, raw, prefix);
   asm volatile("cp.async.commit_group;\n" ::);
 }
 
@@ -115,7 +128,7 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
 // another order (rotated by lane / 8) and the four groups' stores meet in distinct banks.
 // Column words (quads): lanes on consecutive rows at one chunk, each chunk's four words to four
 // column words, the lanes' rows side by side in each (no conflict).
-template <Write W>
+template <int ES, Write W>
 __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_t* in,
                                              int64_t tile_in, const RowEntry* rows,
                                              const TileBase& b, const uint8_t* raw,
@@ -125,13 +138,13 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
   const int positions = p.rd.runs * p.rd.per_run;
   if constexpr (W == Write::Quads) {
     const int column_bytes = 4 * p.column_words;
+    const int rows_valid = run_bytes(p.wr, b) / ES;
     for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
       const int k = static_cast<int>(p.rows_div.div(static_cast<uint32_t>(i)));
       const int r = i - k * p.rd.runs;
-      const RowEntry e = rows[r];
-      if (!inside(e.coord, b) || 16 * k >= len) continue;
+      if (r >= rows_valid || 16 * k >= len) continue;
       const uint4* src = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch) + k;
-      const uint4 v = realign16(src[0], src[1], static_cast<int>((tile + e.global) & 15));
+      const uint4 v = realign16(src[0], src[1], static_cast<int>((tile + rows[r].global) & 15));
       uint8_t* dst = data + column_word(p, 4 * k, r);
       *reinterpret_cast<uint32_t*>(dst) = v.x;
       *reinterpret_cast<uint32_t*>(dst + column_bytes) = v.y;
@@ -162,25 +175,6 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
   }
 }
 
-// A column of a quad tile (disjoint runs) in this tile: its destination rounded down to 8 bytes
-// (an offset from the tile's output base) and how far past that its span starts.
-struct ColumnEntry {
-  int64_t word;
-  int32_t tau;
-  int32_t pad;
-};
-
-// The columns' entries of this tile, a thread a column (write_quads reads four per group).
-__device__ __forceinline__ void place_columns(const NarrowParams& p, const uint8_t* base,
-                                              const SpanEntry* spans, ColumnEntry* columns) {
-  const uint32_t lo = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(base));
-  for (int c = threadIdx.x; c < p.wr.runs; c += kNarrowThreads) {
-    const int64_t off = spans[c].global;
-    const int tau = static_cast<int>((lo + static_cast<uint32_t>(off)) & 7u);
-    columns[c] = {off - tau, tau, 0};
-  }
-}
-
 // Bytes [8 - tau, 16 - tau) of the 16 bytes p0 p1 v0 v1 (words, little-endian), tau in 0..7:
 // a column's 8 bytes before and 8 bytes of this unit, shifted to its output's 8-byte boundary.
 __device__ __forceinline__ uint2 shift8(uint32_t p0, uint32_t p1, uint32_t v0, uint32_t v1,
@@ -207,86 +201,139 @@ __device__ __forceinline__ void columns_of(const uint4& x, uint32_t (&col)[4]) {
   }
 }
 
-// The whole 8-byte words of the quads of a tile with disjoint runs (see the top of this file).
-// A lane takes a word of columns (4 / ES of them) and 8 bytes of each of its columns (a unit:
-// 8 / ES rows), with the unit before them, and stores one aligned 8-byte word a column: lanes
-// on consecutive units of a word of columns, then the next word of columns (`units`, the
-// tile's units a column, divides the positions).
+// The output words of the quads: 4 bytes for one-byte elements, 8 for two-byte ones, so that a
+// lane's unit of 4 rows (one 16-byte load of a column word) is one word of each of its columns.
 template <int ES>
-__device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* base,
-                                            const uint8_t* data, const ColumnEntry* columns,
-                                            const TileBase& b, const FastDiv32& units) {
-  constexpr int kCols = 4 / ES, kRows = 8 / ES;  // a unit's rows: 2 (or 1) blocks of 4
-  const int cols = run_bytes(p.rd, b) / ES;  // valid input-run positions
-  const int bytes = run_bytes(p.wr, b);      // valid bytes of each column's span
-  const int groups = (cols + kCols - 1) / kCols;
-  for (int i = threadIdx.x; i < groups * static_cast<int>(units.d); i += kNarrowThreads) {
+inline constexpr int kQuadWord = 4 * ES;
+
+// A column of a quad tile, per tile: its span's start rounded down to a quad word (an offset
+// from the output), how far past that the span starts, and the last multiple of the word size at
+// which a whole word of the span starts (bytes + tau - word; -1 for a column outside this tile,
+// which stores nothing). 16 bytes, one load.
+struct alignas(16) QuadColumn {
+  int64_t word;
+  int32_t tau;
+  int32_t hi;
+};
+
+// The columns' entries of this tile (a thread a column; entries up to the next multiple of 4,
+// so that a word of columns reads its four without a check).
+template <int ES>
+__device__ __forceinline__ void place_quads(const NarrowParams& p, const uint8_t* out,
+                                           int64_t tile_out, int cols, int bytes,
+                                           const SpanEntry* spans, QuadColumn* columns) {
+  constexpr int kW = kQuadWord<ES>;
+  const int n = (p.wr.runs + 3) & ~3;
+  for (int c = threadIdx.x; c < n; c += kNarrowThreads) {
+    const int64_t off = tile_out + (c < p.wr.runs ? spans[c].global : 0);
+    const int tau = static_cast<int>((reinterpret_cast<uintptr_t>(out) + off) & (kW - 1));
+    columns[c] = {off - tau, tau, c < cols ? bytes + tau - kW : -1};
+  }
+}
+
+// The 4 rows of one column (`c`, of 4 / ES) out of a 16-byte load of a column word: for one-byte
+// elements its byte of each row, for two-byte ones its halfword of rows 0, 1 (w = 0) or 2, 3.
+template <int ES>
+__device__ __forceinline__ uint32_t column_of(const uint4& x, int c, int w) {
+  if constexpr (ES == 1) {
+    const uint32_t lo = __byte_perm(x.x, x.y, 0x40 + 17 * c);  // byte c of x, of y
+    const uint32_t hi = __byte_perm(x.z, x.w, 0x40 + 17 * c);
+    return __byte_perm(lo, hi, 0x5410);
+  } else {
+    const uint32_t a = w ? x.z : x.x, b = w ? x.w : x.y;
+    return __byte_perm(a, b, c ? 0x7632 : 0x5410);
+  }
+}
+
+// A column's word from its bytes before the unit (p) and its bytes of the unit (v), shifted to
+// the column's output alignment tau: one-byte elements, bytes [4 - tau, 8 - tau) of p0 v0;
+// two-byte ones, bytes [8 - tau, 16 - tau) of p0 p1 v0 v1 (shift8).
+template <int ES>
+__device__ __forceinline__ uint2 quad_word(uint32_t p0, uint32_t p1, uint32_t v0, uint32_t v1,
+                                           int tau) {
+  if constexpr (ES == 1) return make_uint2(__funnelshift_rc(p0, v0, 32u - 8u * tau), 0u);
+  else return shift8(p0, p1, v0, v1, tau);
+}
+
+// A column's entry in one 16-byte shared-memory load.
+__device__ __forceinline__ QuadColumn load_column(const QuadColumn* columns, int c) {
+  const uint4 x = reinterpret_cast<const uint4*>(columns)[c];
+  return {static_cast<int64_t>((uint64_t{x.y} << 32) | x.x), static_cast<int32_t>(x.z),
+          static_cast<int32_t>(x.w)};
+}
+
+// A global store under a predicate, without a branch around it (the write loops' stores are
+// conditional per column; branches cost each of them a convergence barrier).
+__device__ __forceinline__ void store_if(bool p, uint8_t* at, uint2 v, bool wide) {
+  if (wide)
+    asm volatile(
+        "{\n .reg .pred q;\n setp.ne.b32 q, %0, 0;\n @q st.global.v2.b32 [%1], {%2, %3};\n}" ::
+            "r"(static_cast<int>(p)), "l"(at), "r"(v.x), "r"(v.y));
+  else
+    asm volatile("{\n .reg .pred q;\n setp.ne.b32 q, %0, 0;\n @q st.global.b32 [%1], %2;\n}" ::
+                     "r"(static_cast<int>(p)), "l"(at), "r"(v.x));
+}
+
+// The whole words of a quad tile (disjoint runs): a lane takes a word of columns (4 / ES of
+// them) and 4 rows (a unit: one 16-byte load) with the unit before them, transposes both by
+// byte permutes and stores one aligned word a column, shifted to the column's output alignment.
+// Lanes on consecutive units of a word of columns: their loads are consecutive 16-byte chunks (no
+// bank conflict) and a warp's store is contiguous. The partial words at the spans' ends are
+// write_quad_ends'.
+template <int ES>
+__device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* out,
+                                           const uint8_t* data, const QuadColumn* columns,
+                                           int cols, const FastDiv32& units) {
+  constexpr int kCols = 4 / ES, kW = kQuadWord<ES>;
+  const int n = (cols + kCols - 1) / kCols * static_cast<int>(units.d);
+  for (int i = threadIdx.x; i < n; i += kNarrowThreads) {
     const int g = static_cast<int>(units.div(static_cast<uint32_t>(i)));
-    const int unit = i - g * static_cast<int>(units.d);
-    uint8_t* dst[kCols];
-    int tau[kCols];
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {  // the table has an entry for every span of a full tile
-      const ColumnEntry e = columns[kCols * g + c < p.wr.runs ? kCols * g + c : 0];
-      dst[c] = kCols * g + c < cols ? base + e.word : nullptr;
-      tau[c] = e.tau;
-    }
-    // Rows kRows (unit - 1) .. kRows (unit + 1) - 1 of this word of columns (the padding
-    // before row 0 for the first unit), 4 rows to a 16-byte load.
-    const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, kRows * unit));
-    uint32_t prev[2][4], cur[2][4];  // [block][column words, see columns_of]
-#pragma unroll
-    for (int k = 0; k < kRows / 4; ++k) {
-      columns_of<ES>(at[k - kRows / 4], prev[k]);
-      columns_of<ES>(at[k], cur[k]);
-    }
-    const int first = 8 * unit;
-    const bool interior = first >= 7 && first + 8 <= bytes;
+    const int u = i - g * static_cast<int>(units.d);
+    const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, 4 * u));
+    uint32_t prev[4], cur[4];  // see columns_of
+    columns_of<ES>(at[-1], prev);
+    columns_of<ES>(at[0], cur);
+    const int first = kW * u;
 #pragma unroll
     for (int c = 0; c < kCols; ++c) {
-      // Column c's 8 bytes before the unit and its 8 bytes, as two words each.
-      const uint32_t p0 = ES == 1 ? prev[0][c] : prev[0][2 * (c & 1)];
-      const uint32_t p1 = ES == 1 ? prev[1][c] : prev[0][2 * (c & 1) + 1];
-      const uint32_t v0 = ES == 1 ? cur[0][c] : cur[0][2 * (c & 1)];
-      const uint32_t v1 = ES == 1 ? cur[1][c] : cur[0][2 * (c & 1) + 1];
-      const int lo = first - tau[c];  // span byte of the word's start
-      if (dst[c] && (interior || (lo >= 0 && lo + 8 <= bytes)))  // else write_quad_ends
-        *reinterpret_cast<uint2*>(dst[c] + first) = shift8(p0, p1, v0, v1, tau[c]);
+      const QuadColumn e = load_column(columns, kCols * g + c);
+      const uint2 v = ES == 1 ? quad_word<ES>(prev[c], 0, cur[c], 0, e.tau)
+                              : quad_word<ES>(prev[2 * c], prev[2 * c + 1], cur[2 * c],
+                                              cur[2 * c + 1], e.tau);
+      store_if(first >= e.tau && first <= e.hi, out + e.word + first, v, ES == 2);
     }
   }
 }
 
-// The partial words of the quads: each column's first and last aligned 8-byte word where they
-// hold bytes outside its span (a thread each). The bytes in the span are gathered from the rows
-// into the word, then stored as the fewest aligned pieces of 4, 2 and 1 bytes (at most three:
-// each store is an L2 request, and single bytes made most of the kernel's requests).
+// The partial words at the spans' two ends (a thread each): the column's word as write_quads
+// forms it, stored as the fewest aligned pieces of 4, 2 and 1 bytes that hold only the span's
+// bytes.
 template <int ES>
-__device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* base,
-                                                const uint8_t* data, const ColumnEntry* columns,
-                                                const TileBase& b) {
-  const int cols = run_bytes(p.rd, b) / ES;
-  const int bytes = run_bytes(p.wr, b);
+__device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* out,
+                                                const uint8_t* data, const QuadColumn* columns,
+                                                int cols, int bytes) {
+  constexpr int kCols = 4 / ES, kW = kQuadWord<ES>;
   for (int i = threadIdx.x; i < 2 * cols; i += kNarrowThreads) {
     const int col = i >> 1;
-    const int tau = columns[col].tau;
-    uint8_t* word = base + columns[col].word;  // 8-byte aligned; the span starts at + tau
-    const int words = (bytes - 1 + tau) / 8 + 1;
-    const int w = (i & 1) ? words - 1 : 0;
+    const QuadColumn e = load_column(columns, col);
+    const int words = (bytes + e.tau + kW - 1) / kW;
+    const int u = (i & 1) ? words - 1 : 0;
     if ((i & 1) && words == 1) continue;  // the first word is the last
-    const int lo = max(8 * w - tau, 0) + tau - 8 * w, hi = min(8 * w - tau + 8, bytes) + tau - 8 * w;
-    if (lo == 0 && hi == 8) continue;     // whole: write_quads stored it
-    uint64_t v = 0;                       // bytes [lo, hi) of the word
-    for (int j = lo; j < hi; ++j) {
-      const int ob = 8 * w - tau + j, el = ob / ES;  // span byte, its row
-      v |= uint64_t{data[column_word(p, col * ES / 4, el) + (col * ES) % 4 + (ob - el * ES)]}
-           << (8 * j);
-    }
-    uint8_t* d = word + 8 * w;
+    const int lo = max(e.tau - kW * u, 0), hi = min(bytes + e.tau - kW * u, kW);
+    if (lo == 0 && hi == kW) continue;  // whole: write_quads stored it
+    const int g = col / kCols, c = col - g * kCols;
+    const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, 4 * u));
+    const uint4 x = at[-1], y = at[0];
+    const uint2 v2 = quad_word<ES>(column_of<ES>(x, c, 0), column_of<ES>(x, c, 1),
+                                   column_of<ES>(y, c, 0), column_of<ES>(y, c, 1), e.tau);
+    const uint64_t v = (uint64_t{v2.y} << 32) | v2.x;
+    uint8_t* d = out + e.word + kW * u;
     int j = lo;
     if ((j & 1) && j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j)), ++j;
     if ((j & 2) && j + 2 <= hi)
       *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
-    if (j + 4 <= hi) *reinterpret_cast<uint32_t*>(d + j) = static_cast<uint32_t>(v >> (8 * j)), j += 4;
+    if (j + 4 <= hi)
+      *reinterpret_cast<uint32_t*>(d + j) = static_cast<uint32_t>(v >> (8 * j)), j += 4;
     if (j + 2 <= hi)
       *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
     if (j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j));
@@ -364,11 +411,12 @@ struct TileInfo : TileBase {
   FastDiv32 units;
 };
 
-template <Write W>
+template <int ES, Write W>
 __device__ __forceinline__ TileInfo tile_info(const NarrowParams& p, uint64_t t) {
   TileInfo i;
   static_cast<TileBase&>(i) = walk_tile(p.grid, p.n_grid, p.slot_tile, t);
-  if (W == Write::Quads) i.units = device_div((run_bytes(p.wr, i) + 6) / 8 + 1);
+  if (W == Write::Quads)  // quad words a column spans, at most
+    i.units = device_div((run_bytes(p.wr, i) + 2 * kQuadWord<ES> - 2) / kQuadWord<ES>);
   return i;
 }
 
@@ -381,7 +429,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   uint8_t* data = raw + 2 * p.raw_bytes;
   RowEntry* rows = reinterpret_cast<RowEntry*>(data + p.data_bytes);
   SpanEntry* spans = reinterpret_cast<SpanEntry*>(rows + p.rd.runs);
-  ColumnEntry* columns = reinterpret_cast<ColumnEntry*>(spans + p.wr.runs);  // quads only
+  QuadColumn* columns = reinterpret_cast<QuadColumn*>(spans + p.wr.runs);  // quads only
   uint16_t* offs = reinterpret_cast<uint16_t*>(spans + p.wr.runs);            // tables only
   for (int i = threadIdx.x; i < p.rd.runs; i += kNarrowThreads) {
     const Decoded<int64_t> d = decode_index<int64_t>(p.rd.dim, p.rd.n_dims, i);
@@ -406,12 +454,13 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   const uint8_t* in_end = in + p.in_bytes;
   TileInfo b;
   if (t < p.num_tiles) {
-    b = tile_info<W>(p, t);
-    load_rows(p, in, in_end, b.in * ES, rows, b, raw);
+    b = tile_info<ES, W>(p, t);
+    load_rows(p, in, in_end, b.in * ES, rows, b, raw,
+              W == Write::Quads ? run_bytes(p.wr, b) / ES : -1);
     if (threadIdx.x == 0) {
       order.start(deal, p.num_tiles);
       later[0] = order.after(t);
-      if (later[0] < p.num_tiles) ahead[0] = tile_info<W>(p, later[0]);
+      if (later[0] < p.num_tiles) ahead[0] = tile_info<ES, W>(p, later[0]);
     }
   }
   __syncthreads();
@@ -425,20 +474,23 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
       nb = ahead[s];
       if (threadIdx.x == 0) {
         later[s ^ 1] = order.after(next);
-        if (later[s ^ 1] < p.num_tiles) ahead[s ^ 1] = tile_info<W>(p, later[s ^ 1]);
+        if (later[s ^ 1] < p.num_tiles) ahead[s ^ 1] = tile_info<ES, W>(p, later[s ^ 1]);
       }
-      load_rows(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes);
+      load_rows(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes,
+                W == Write::Quads ? run_bytes(p.wr, nb) / ES : -1);
       asm volatile("cp.async.wait_group 1;\n" ::);
     } else {
       asm volatile("cp.async.wait_group 0;\n" ::);
     }
     __syncthreads();
-    realign_rows<W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data);
-    if constexpr (W == Write::Quads) place_columns(p, out + b.out * ES, spans, columns);
+    realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data);
+    if constexpr (W == Write::Quads)
+      place_quads<ES>(p, out, b.out * ES, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b), spans,
+                     columns);
     __syncthreads();
     if constexpr (W == Write::Quads) {
-      write_quads<ES>(p, out + b.out * ES, data, columns, b, b.units);
-      write_quad_ends<ES>(p, out + b.out * ES, data, columns, b);
+      write_quads<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, b.units);
+      write_quad_ends<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b));
     } else {
       write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
     }

@@ -89,13 +89,15 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
   const int64_t rows = T.volume / T.in_run;
   if (kind == TileKind::Narrow) {
     // Two raw buffers, the rows, a row table and a span table of 16 bytes an entry, then a
-    // column table (quads: 16 bytes a span) or a 2-byte offset per output-run element.
+    // column table (quads: 16 bytes a span, up to a multiple of 4 spans) or a 2-byte offset per
+    // output-run element.
     T.pitch = narrow_pitch(T.in_run * g.esize);
     T.smem_elems = 0;
     T.smem_bytes = 2 * rows * narrow_raw_pitch(T.in_run * g.esize) +
                    narrow_data_bytes(rows, T.in_run * g.esize, T.pitch, !T.overlap) +
                    16 * (rows + T.volume / T.out_run) +
-                   (T.overlap ? ceil_div(2 * T.out_run, 16) * 16 : 16 * (T.volume / T.out_run));
+                   (T.overlap ? ceil_div(2 * T.out_run, 16) * 16
+                              : 64 * ceil_div(T.volume / T.out_run, 4));
     return T.smem_bytes <= kNarrowMaxSmemBytes;
   }
   // The output-fastest tile dim, and the input run's footprint with its stride padded to odd
