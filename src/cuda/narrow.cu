@@ -27,6 +27,8 @@
 //   ends (write_gathered). Eight positions of one span sit side by side in a warp (a sector).
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "cuda/bytes.cuh"
 #include "cuda/elem_types.cuh"
 #include "cuda/launch.cuh"
@@ -80,27 +82,34 @@ __device__ __forceinline__ FastDiv32 device_div(uint32_t d) {
 
 // Starts the loads of a tile's rows into `raw`: row r at r x raw_pitch holds the aligned
 // 16-byte chunks that cover it (from the boundary at or before its first byte), each moved by
-// one thread with cp.async and committed as one group. Chunks that reach outside [in, in_end)
-// (the tensor's two ends) move their bytes inside it one by one; kClear: a tile away from the
-// tensor's ends (the common case), whose chunks need no check. `prefix`: the tile's valid rows
-// are its first `prefix` (quads), or -1: by their coordinates.
-template <bool kClear>
+// one thread with cp.async. Chunks that reach outside [in, in_end) (the tensor's two ends) move
+// their bytes inside it one by one. `valid(r, entry)`: whether row r is in this tile. Ends: the
+// tile is away from the tensor's ends (std::true_type), or not (std::false_type: every chunk is
+// checked), or CheckEnds: tested here.
+struct CheckEnds {};
+template <class Ends, class Valid>
 __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_t* in,
-                                             const uint8_t* in_end, const uint8_t* tile,
+                                             const uint8_t* in_end, int64_t tile_in,
                                              const RowEntry* rows, const TileBase& b,
-                                             uint8_t* raw, int prefix) {
+                                             uint8_t* raw, Valid valid) {
   const int len = run_bytes(p.rd, b);
+  const uint8_t* tile = in + tile_in;
+  bool clear;
+  if constexpr (std::is_same_v<Ends, CheckEnds>)
+    clear = tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes;
+  else
+    clear = Ends::value;
   // Lanes on consecutive chunks of a row (coalesced), rows one after the other.
   for (int i = threadIdx.x; i < p.raw_positions; i += kNarrowThreads) {
     const int r = static_cast<int>(p.raw_div.div(static_cast<uint32_t>(i)));
     const int at = (i - r * p.raw_per_row) * kNarrowChunk;
-    if (prefix >= 0 ? r >= prefix : !inside(rows[r].coord, b)) continue;
-    const uint8_t* first = tile + rows[r].global;
+    const RowEntry e = rows[r];
+    const uint8_t* first = tile + e.global;
     const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
-    if (at >= shift + len) continue;
+    if (!valid(r, e) || at >= shift + len) continue;
     const uint8_t* src = first - shift + at;
     uint8_t* dst = raw + r * p.raw_pitch + at;
-    if (kClear || (src >= in && src + kNarrowChunk <= in_end)) {
+    if (clear || (src >= in && src + kNarrowChunk <= in_end)) {
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
                        static_cast<unsigned>(__cvta_generic_to_shared(dst))),
                    "l"(src));
@@ -111,14 +120,26 @@ __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_
   }
 }
 
+// The loads of a tile's rows as one group of cp.async. Quad tiles (disjoint runs) have valid
+// rows by prefix (their first run_bytes(wr) / ES) and a loop for tiles away from the tensor's
+// ends, without checks; the others test each row's coordinates, and the ends in the loop (split
+// like the quads', the gathered write phases ran 3-4 % slower: session 16).
+template <int ES, Write W>
 __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* in,
                                           const uint8_t* in_end, int64_t tile_in,
-                                          const RowEntry* rows, const TileBase& b, uint8_t* raw,
-                                          int prefix = -1) {
-  if (tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes)
-    load_rows_as<true>(p, in, in_end, in + tile_in, rows, b, raw, prefix);
-  else
-    load_rows_as<false>(p, in, in_end, in + tile_in, rows, b, raw, prefix);
+                                          const RowEntry* rows, const TileBase& b,
+                                          uint8_t* raw) {
+  if constexpr (W == Write::Quads) {
+    const int prefix = run_bytes(p.wr, b) / ES;
+    const auto valid = [prefix](int r, const RowEntry&) { return r < prefix; };
+    if (tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes)
+      load_rows_as<std::true_type>(p, in, in_end, tile_in, rows, b, raw, valid);
+    else
+      load_rows_as<std::false_type>(p, in, in_end, tile_in, rows, b, raw, valid);
+  } else {
+    const auto valid = [&b](int, const RowEntry& e) { return inside(e.coord, b); };
+    load_rows_as<CheckEnds>(p, in, in_end, tile_in, rows, b, raw, valid);
+  }
   asm volatile("cp.async.commit_group;\n" ::);
 }
 
@@ -455,8 +476,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   TileInfo b;
   if (t < p.num_tiles) {
     b = tile_info<ES, W>(p, t);
-    load_rows(p, in, in_end, b.in * ES, rows, b, raw,
-              W == Write::Quads ? run_bytes(p.wr, b) / ES : -1);
+    load_rows<ES, W>(p, in, in_end, b.in * ES, rows, b, raw);
     if (threadIdx.x == 0) {
       order.start(deal, p.num_tiles);
       later[0] = order.after(t);
@@ -476,8 +496,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
         later[s ^ 1] = order.after(next);
         if (later[s ^ 1] < p.num_tiles) ahead[s ^ 1] = tile_info<ES, W>(p, later[s ^ 1]);
       }
-      load_rows(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes,
-                W == Write::Quads ? run_bytes(p.wr, nb) / ES : -1);
+      load_rows<ES, W>(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes);
       asm volatile("cp.async.wait_group 1;\n" ::);
     } else {
       asm volatile("cp.async.wait_group 0;\n" ::);
