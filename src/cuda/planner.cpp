@@ -26,7 +26,8 @@ using namespace analytic;
 // for every view of every plan, so no heap.
 constexpr int kRunTargets =
     static_cast<int>(std::max(std::size(kTune.run_targets_bytes) + std::size(kTune.run_targets_elems),
-                              std::size(kTune.narrow_run_targets_bytes)));
+                              std::size(kTune.narrow_run_targets_bytes))) +
+    1;  // typed rows (tiled_choices)
 struct RunOptions {
   int n = 0;
   std::pair<int, int64_t> at[kRunTargets + kMaxRank];
@@ -104,16 +105,34 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   const int64_t max_volume = max_tile_volume(kind, g.esize);
   int64_t out_ext[kMaxRank];
   for (int j = 0; j < p.rank; ++j) out_ext[j] = p.extent[p.perm[j]];
+  // Typed problems whose input dim 0 stays leading (FVI match) with long rows: only tiles whose
+  // runs hold a whole row, or the largest even piece of one that a tile holds. The analytic
+  // model ranked runs cut to the targets (<= 1 KB) first, and those ran 1.08-1.6x slower
+  // (f32 -> bf16 with rows of 1351 and 1800 elements: 0.51-0.54 of a copy in tiles of 225-226,
+  // 0.81-0.83 in tiles of a row; session 16, docs/perf/typed-h100.md).
+  int64_t row_run = 0;
+  Tile T;
+  if (!p.plain() && p.perm[0] == 0 && p.extent[0] >= kTune.typed_row_tile_elems && !forced_in &&
+      !forced_out && !last_resort) {
+    const int64_t e = p.extent[0];
+    row_run = ceil_div(e, ceil_div(e, max_volume));
+    if (make_tile(g, 0, row_run, 0, row_run, &T, kind) && !wide_offsets(g, T)) {
+      in_targets[n_in++] = row_run;
+      out_targets[n_out++] = row_run;
+    } else {
+      row_run = 0;
+    }
+  }
   RunOptions ins, outs;
   run_options(p.extent.data(), p.rank, in_targets, n_in, !forced_in, max_volume, &ins);
   run_options(out_ext, p.rank, out_targets, n_out, !forced_out, max_volume, &outs);
   int count = 0;
-  Tile T;
   for (int i = 0; i < ins.n; ++i) {
     const auto [a, ta] = ins.at[i];
     for (int j = 0; j < outs.n; ++j) {
       const auto [c, tc] = outs.at[j];
       if (!make_tile(g, a, ta, c, tc, &T, kind)) continue;
+      if (T.in_run < row_run || T.out_run < row_run) continue;
       if (p.typed() && wide_offsets(g, T)) continue;  // typed tiles: 32-bit offsets (tiled.cu)
       Choice ch;
       ch.schema = classify(p, T);

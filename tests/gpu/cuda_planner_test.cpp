@@ -2,6 +2,7 @@
 // DeviceInfo with H100 SXM figures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -187,6 +188,55 @@ TEST(CudaPlanner, MisalignedRowsGetLongRuns) {
   std::printf("%s\n", summarize(p, c[0]).c_str());
   EXPECT_GE(c[0].in_run, 32);
   EXPECT_GE(c[0].out_run, 32);
+}
+
+// Typed problems whose input dim 0 stays leading with rows of >= 256 elements are planned in
+// tiles of whole rows (or of even pieces of rows longer than a tile); shorter rows keep the
+// planner's targets, and plain problems are untouched.
+TEST(CudaPlanner, TypedLongRowsTakeTilesOfWholeRows) {
+  const DeviceInfo dev = xpose_test::fake_h100();
+  struct Case {
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+    xpose_type_t in, out;
+    int64_t min_run;  // 0: not constrained
+  };
+  const Case cases[] = {
+      {{1351, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 1351},
+      {{1351, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F16, XPOSE_TYPE_F32, 1351},
+      {{1800, 120, 230}, {0, 2, 1}, XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 1800},
+      {{5000, 800, 10}, {0, 2, 1}, XPOSE_TYPE_F32, XPOSE_TYPE_F16, 1667},
+      {{386, 43, 59, 26}, {0, 3, 1, 2}, XPOSE_TYPE_F32, XPOSE_TYPE_F32, 386},
+      {{17, 17, 17, 17, 17, 17}, {0, 5, 1, 4, 3, 2}, XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0},
+  };
+  for (const Case& k : cases) {
+    xpose_desc_t d;
+    xpose_desc_init(&d);
+    d.in_type = k.in, d.out_type = k.out;
+    if (k.in == k.out) d.beta[0] = 1;  // typed without a conversion: beta
+    const size_t es = k.in == XPOSE_TYPE_F32 ? 4 : 2;
+    Problem p;
+    ASSERT_EQ(make_problem_ex(static_cast<int>(k.extents.size()), k.extents.data(),
+                              k.perm.data(), es, &d, XPOSE_COL_MAJOR, &p),
+              XPOSE_SUCCESS);
+    std::vector<Choice> c;
+    enumerate_choices(p, dev, nullptr, &c);
+    ASSERT_FALSE(c.empty());
+    SCOPED_TRACE(summarize(p, c[0]));
+    EXPECT_EQ(c[0].schema, Schema::FviSmall);
+    for (const Choice& x : c) {
+      if (is_direct(x.schema)) continue;
+      EXPECT_GE(x.in_run, k.min_run);
+      EXPECT_GE(x.out_run, k.min_run);
+    }
+    if (k.min_run == 0) EXPECT_LT(c[0].in_run, 256);
+  }
+  // The same shape, plain: its candidates still include runs cut to the targets.
+  std::vector<Choice> c;
+  enumerate_choices(problem({1351, 206, 90}, {0, 2, 1}, 4), dev, nullptr, &c);
+  EXPECT_TRUE(std::any_of(c.begin(), c.end(), [](const Choice& x) {
+    return !is_rows(x.schema) && x.in_run < 1351;
+  }));
 }
 }  // namespace
 
