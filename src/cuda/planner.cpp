@@ -106,14 +106,15 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   int64_t out_ext[kMaxRank];
   for (int j = 0; j < p.rank; ++j) out_ext[j] = p.extent[p.perm[j]];
   // Typed problems whose input dim 0 stays leading (FVI match) with long rows: only tiles whose
-  // runs hold a whole row, or the largest even piece of one that a tile holds. The analytic
-  // model ranked runs cut to the targets (<= 1 KB) first, and those ran 1.08-1.6x slower
-  // (f32 -> bf16 with rows of 1351 and 1800 elements: 0.51-0.54 of a copy in tiles of 225-226,
-  // 0.81-0.83 in tiles of a row; session 16, docs/perf/typed-h100.md).
+  // runs hold a whole row, or for inputs of 4 bytes and more the largest even piece of one that
+  // a tile holds. The analytic model ranked runs cut to the targets (<= 1 KB) first, which ran
+  // 1.03-1.9x slower (f32 -> bf16, rows of 1351-5000 elements: 0.51-0.55 of a copy in pieces of
+  // 225-250, 0.77-0.83 in tiles of a row or of 1250-1800). Inputs of 1 and 2 bytes ran pieces of
+  // 1250-1667 at 0.75-0.99x of pieces of 500 (session 16, docs/perf/typed-h100.md).
   int64_t row_run = 0;
   Tile T;
-  if (!p.plain() && p.perm[0] == 0 && p.extent[0] >= kTune.typed_row_tile_elems && !forced_in &&
-      !forced_out && !last_resort) {
+  if (!p.plain() && p.perm[0] == 0 && p.extent[0] >= kTune.typed_row_tile_elems &&
+      (g.esize >= 4 || p.extent[0] <= max_volume) && !forced_in && !forced_out && !last_resort) {
     const int64_t e = p.extent[0];
     row_run = ceil_div(e, ceil_div(e, max_volume));
     if (make_tile(g, 0, row_run, 0, row_run, &T, kind) && !wide_offsets(g, T)) {
