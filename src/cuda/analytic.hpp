@@ -41,8 +41,8 @@ struct Tuning {
   int64_t narrow_run_targets_bytes[6] = {64, 128, 256, 512, 1024, 4096};
   int64_t run_targets_bytes[4] = {128, 256, 512, 1024};  // input/output run targets
   int64_t run_targets_elems[2] = {32, 8};  // small runs: tiles that fit for 1-byte elements
-  // Typed problems whose input dim 0 stays leading (FVI match) with at least this many elements
-  // a row take tiles of whole rows (planner.cpp tiled_choices).
+  // Non-plain problems whose input dim 0 stays leading (FVI match) with at least this many
+  // elements a row take tiles of whole rows (planner.cpp tiled_choices).
   int64_t typed_row_tile_elems = 256;
   // cp.async buffers of the tile kernel (elements >= 4 B). Run 6 (docs/perf/cuda-h100.md):
   // 3 and 4 buffers ran slower than 2 (TTLG 17 median 0.82 against 0.87), so 2.

@@ -105,9 +105,9 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   const int64_t max_volume = max_tile_volume(kind, g.esize);
   int64_t out_ext[kMaxRank];
   for (int j = 0; j < p.rank; ++j) out_ext[j] = p.extent[p.perm[j]];
-  // Typed problems whose input dim 0 stays leading (FVI match) with long rows: only tiles whose
-  // runs hold a whole row, or for inputs of 4 bytes and more the largest even piece of one that
-  // a tile holds. The analytic model ranked runs cut to the targets (<= 1 KB) first, which ran
+  // Non-plain problems (typed or strided) whose input dim 0 stays leading (FVI match) with long
+  // rows: only tiles whose runs hold a whole row, or for inputs of 4 bytes and more the largest
+  // even piece of one that a tile holds. The analytic model ranked runs cut to the targets (<= 1 KB) first, which ran
   // 1.03-1.9x slower (f32 -> bf16, rows of 1351-5000 elements: 0.51-0.55 of a copy in pieces of
   // 225-250, 0.77-0.83 in tiles of a row or of 1250-1800). Inputs of 1 and 2 bytes ran pieces of
   // 1250-1667 at 0.75-0.99x of pieces of 500 (session 16, docs/perf/typed-h100.md).
