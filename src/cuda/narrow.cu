@@ -318,9 +318,11 @@ __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* out,
 #pragma unroll
     for (int c = 0; c < kCols; ++c) {
       const QuadColumn e = load_column(columns, kCols * g + c);
-      const uint2 v = ES == 1 ? quad_word<ES>(prev[c], 0, cur[c], 0, e.tau)
-                              : quad_word<ES>(prev[2 * c], prev[2 * c + 1], cur[2 * c],
-                                              cur[2 * c + 1], e.tau);
+      uint2 v;
+      if constexpr (ES == 1)
+        v = quad_word<ES>(prev[c], 0, cur[c], 0, e.tau);
+      else  // column c's halfwords: words 2c, 2c + 1 of columns_of
+        v = quad_word<ES>(prev[2 * c], prev[2 * c + 1], cur[2 * c], cur[2 * c + 1], e.tau);
       store_if(first >= e.tau && first <= e.hi, out + e.word + first, v, ES == 2);
     }
   }
