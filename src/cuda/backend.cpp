@@ -65,6 +65,8 @@ xpose_status_t launch_spec(const KernelSpec& s, int device, const void* in, void
   if (is_rows(s))
     return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.row_bytes), 4), in, out,
                        stream, s.choice.grid);
+  if (s.choice.narrow2d)
+    return launch_narrow2d(s.narrow2d, 1 << s.log2_elem, in, out, stream, s.choice.grid);
   if (s.choice.narrow)
     return launch_narrow(s.narrow, 1 << s.log2_elem, in, out, stream, s.choice.grid, device);
   if (!unaligned)
@@ -86,6 +88,8 @@ static_assert(offsetof(TiledParams, grid) + sizeof(TiledParams::grid) == sizeof(
 static_assert(offsetof(RowParams, dim) + sizeof(RowParams::dim) == sizeof(RowParams));
 static_assert(offsetof(NarrowParams, grid) + sizeof(NarrowParams::grid) ==
               sizeof(NarrowParams));
+static_assert(offsetof(Narrow2dParams, grid) + sizeof(Narrow2dParams::grid) ==
+              sizeof(Narrow2dParams));
 static_assert(offsetof(DirectParams, dim) + sizeof(DirectParams::dim) == sizeof(DirectParams));
 
 static_assert(offsetof(GeneralParams, dim) + sizeof(GeneralParams::dim) ==
@@ -95,6 +99,8 @@ size_t kept_size(const KernelSpec& s) {
   if (is_general(s)) return offsetof(GeneralParams, dim) + s.general.n_dims * sizeof(GeneralDim);
   if (is_direct(s)) return offsetof(DirectParams, dim) + s.direct.n_dims * sizeof(DirectDim);
   if (is_rows(s)) return offsetof(RowParams, dim) + s.rows.n_dims * sizeof(RowDim);
+  if (s.choice.narrow2d)
+    return offsetof(Narrow2dParams, grid) + s.narrow2d.n_grid * sizeof(GridDim);
   if (s.choice.narrow) return offsetof(NarrowParams, grid) + s.narrow.n_grid * sizeof(GridDim);
   return offsetof(TiledParams, grid) + s.tiled.n_grid * sizeof(GridDim);
 }
@@ -106,6 +112,7 @@ auto* block_of(Spec& s) {
   if (is_general(s)) return static_cast<Block*>(&s.general);
   if (is_direct(s)) return static_cast<Block*>(&s.direct);
   if (is_rows(s)) return static_cast<Block*>(&s.rows);
+  if (s.choice.narrow2d) return static_cast<Block*>(&s.narrow2d);
   if (s.choice.narrow) return static_cast<Block*>(&s.narrow);
   return static_cast<Block*>(&s.tiled);
 }
@@ -214,6 +221,8 @@ class CudaPlan final : public BackendPlan {
       s.direct = DirectParams{};
     else if (is_rows(v.choice.schema))
       s.rows = RowParams{};
+    else if (v.choice.narrow2d)
+      s.narrow2d = Narrow2dParams{};
     else if (v.choice.narrow)
       s.narrow = NarrowParams{};
     std::memcpy(block_of(s), blocks_.get() + v.offset, v.size);

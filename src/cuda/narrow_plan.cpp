@@ -1,6 +1,9 @@
 // The narrow kernel's parameter block (params.hpp's NarrowParams, narrow.cu) for a tile choice:
 // the planner's tile as rows (input runs) and spans (output runs) with their decodes, in bytes.
 // Host C++ only.
+#include <algorithm>
+#include <utility>
+
 #include "cuda/planner.hpp"
 #include "cuda/tile_shape.hpp"
 
@@ -99,6 +102,47 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   np->in_bytes = np->out_bytes = p.bytes();
   np->num_tiles = T.num_tiles;
   np->n_grid = walk_grid(g, T, slot, np->grid);
+}
+
+bool takes_narrow2d(const Problem& p, int a, int c) {
+  if (a != 0 || c != 0 || !p.plain() || p.elem_size > 2 || p.perm[0] == 0) return false;
+  const auto es = static_cast<int64_t>(p.elem_size);
+  const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
+  if (e0 * es < kNarrow2dMinBytes || e1 * es < kNarrow2dMinBytes) return false;
+  // 2-byte elements: output runs of whole words (an even output dim 0) and full tiles along it.
+  // Others ran 0.63-0.99x of the narrow kernel on the dtypes suite and fresh cases, where their
+  // partial words at both ends of every output run, or half-empty tiles, cost more than the
+  // narrow kernel's phases (session 17, docs/perf/narrow-h100.md).
+  return es == 1 || (e1 % 2 == 0 && e1 * es >= kNarrow2dOutBytes);
+}
+
+void build_narrow2d(const Problem& p, Narrow2dParams* np) {
+  const Geometry g = geometry(p);
+  const int64_t es = g.esize;
+  const int i = 0, j = p.perm[0];  // the input run's dim, the output run's
+  Tile T;  // what walk_grid reads of it: the tile extents and the blocked dims
+  int slot[kMaxRank];
+  for (int k = 0; k < p.rank; ++k) T.t[k] = 1, slot[k] = -1;
+  // The kernel's full tile, or the whole dim. (Dims cut evenly instead, in pieces of 16 bytes,
+  // ran 0.83-0.95x where that shortened the output runs: (19365, 1291) 1 B, 256 -> 224.)
+  T.t[i] = std::min<int64_t>(p.extent[i], kNarrow2dInBytes / es);
+  T.t[j] = std::min<int64_t>(p.extent[j], kNarrow2dOutBytes / es);
+  if (T.t[i] < p.extent[i]) T.blocked[0] = i, slot[i] = 0;
+  if (T.t[j] < p.extent[j]) T.blocked[1] = j, slot[j] = 1;
+  np->ti = np->slot_tile[0] = static_cast<int32_t>(T.t[i]);
+  np->tj = np->slot_tile[1] = static_cast<int32_t>(T.t[j]);
+  np->in_row = g.s_in[j] * es;
+  np->out_row = g.s_out[i] * es;
+  np->in_bytes = p.bytes();
+  np->n_grid = walk_grid(g, T, slot, np->grid);
+  // The run dim with fewer tiles walks first, so that the blocks in flight (a few hundred tiles)
+  // cover it whole and both tensors are read and written in long stretches: with the other
+  // first, (194484, 1031) perm (1, 0) 1 B ran 0.34 of a copy instead of 0.52 (session 17).
+  if (np->n_grid >= 2 && np->grid[0].slot >= 0 && np->grid[1].slot >= 0 &&
+      np->grid[0].count.d > np->grid[1].count.d)
+    std::swap(np->grid[0], np->grid[1]);
+  np->num_tiles = 1;
+  for (int k = 0; k < np->n_grid; ++k) np->num_tiles *= static_cast<int64_t>(np->grid[k].count.d);
 }
 
 }  // namespace xpose::detail

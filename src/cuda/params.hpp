@@ -190,6 +190,39 @@ struct NarrowParams {
   GridDim grid[kMaxGridDims];
 };
 
+// Narrow 2D tiles (narrow2d.cu): the narrow kernel's Tiled schema where each run is one
+// dimension (input dim 0 by ti elements, the output's dim 0, input dim perm[0], by tj), every
+// other dimension in the grid. A block takes a tile at a time: its rows (input runs) are loaded
+// by 4-byte cp.async as the aligned words that cover them, row r at any byte shift into plane
+// r % (4 / ES) (so that lanes gathering the rows of consecutive output words read distinct
+// banks), and each aligned 4-byte word of an output run is gathered from its 4 / ES rows and
+// stored whole; the partial words at the runs' two ends follow, a thread each. Tiles of
+// 128 x 256 bytes (input run x output run), 256 threads; the launch takes a block per tile.
+inline constexpr int kNarrow2dThreads = 256;
+inline constexpr int kNarrow2dInBytes = 128;   // bytes of a full tile's input run
+inline constexpr int kNarrow2dOutBytes = 256;  // bytes of a full tile's output run
+// The planner takes it where both run dims hold at least this many bytes.
+inline constexpr int kNarrow2dMinBytes = 64;
+// Shared memory: words of a row (the run's bytes at any shift: an odd number), and a block's
+// bytes for elements of `es` bytes (a row per output-run element).
+inline constexpr int kNarrow2dRowWords = kNarrow2dInBytes / 4 + 1;
+constexpr int narrow2d_smem_bytes(int es) {
+  return kNarrow2dRowWords * 4 * kNarrow2dOutBytes / es;
+}
+
+struct Narrow2dParams {
+  int32_t ti = 0, tj = 0;   // tile extents (elements) of input dim 0 and of dim perm[0]
+  int64_t in_row = 0;       // bytes between a tile's rows: the input stride of dim perm[0]
+  int64_t out_row = 0;      // bytes between its output runs: the output stride of input dim 0
+  int64_t in_bytes = 0;     // the input's size: loads never leave it
+  // The walk over tiles (tile_walk.cuh; steps in elements): slot 0 limits dim 0, slot 1 dim
+  // perm[0] (slot_tile: ti and tj, whether or not they are blocked).
+  int32_t slot_tile[2] = {1, 1};
+  int32_t n_grid = 0;
+  int64_t num_tiles = 0;
+  GridDim grid[kMaxGridDims];
+};
+
 // Direct: one thread per output element, its input offset decoded from its index over the
 // output's dims (direct.cu). For tensors up to ~1 MB, where a tile kernel's per-block setup,
 // barriers and pipeline were most of its time (docs/perf/middle-h100.md). 32-bit offsets.

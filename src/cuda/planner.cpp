@@ -124,6 +124,10 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       row_run = 0;
     }
   }
+  // Narrow tiles with one-dim runs all take narrow2d.cu's one tile: the first by the narrow
+  // model's ranking of their own tiles stands for them (not refitted for the kernel).
+  Choice two_d;
+  bool have_two_d = false;
   RunOptions ins, outs;
   run_options(p.extent.data(), p.rank, in_targets, n_in, !forced_in, max_volume, &ins);
   run_options(out_ext, p.rank, out_targets, n_out, !forced_out, max_volume, &outs);
@@ -143,6 +147,11 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
       if (narrow) {
         cost_narrow(g, dev, T, &ch);
+        if (!forced_in && !forced_out && !last_resort && ch.schema == Schema::Tiled &&
+            takes_narrow2d(p, a, c)) {
+          if (!have_two_d || ch.predicted < two_d.predicted) two_d = ch, have_two_d = true;
+          continue;
+        }
       } else {
         ch.threads = req && req->threads ? req->threads : default_threads(T.volume);
         if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
@@ -152,6 +161,19 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       sink(ch);
       ++count;
     }
+  }
+  if (have_two_d) {  // its tile as build_narrow2d makes it; a block per tile
+    Choice& t = two_d;
+    t.narrow2d = true;
+    t.threads = kNarrow2dThreads;
+    const int64_t es = g.esize, e0 = p.extent[0], e1 = p.extent[p.perm[0]];
+    t.in_run = std::min<int64_t>(e0, kNarrow2dInBytes / es);
+    t.out_run = std::min<int64_t>(e1, kNarrow2dOutBytes / es);
+    t.tile_volume = t.in_run * t.out_run;
+    t.num_tiles = ceil_div(e0, t.in_run) * ceil_div(e1, t.out_run) * (p.volume / e0 / e1);
+    t.grid = static_cast<unsigned>(std::min<int64_t>(t.num_tiles, INT32_MAX));
+    sink(t);
+    ++count;
   }
   return count;
 }
@@ -553,6 +575,10 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   } else if (is_rows(c.schema)) {
     spec->rows = RowParams{};  // the union's member in use from here on
     build_rows(p, &spec->rows);
+  } else if (c.narrow2d) {
+    spec->narrow2d = Narrow2dParams{};
+    build_narrow2d(p, &spec->narrow2d);
+    spec->smem_bytes = static_cast<unsigned>(narrow2d_smem_bytes(static_cast<int>(p.elem_size)));
   } else if (c.narrow) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);
@@ -592,7 +618,9 @@ std::string summarize(const Problem& p, const Choice& c) {
   } else {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +
          " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads) +
-         (c.narrow ? std::string(" narrow") : " S=" + std::to_string(c.stages));
+         (c.narrow2d ? std::string(" narrow2d")
+          : c.narrow ? std::string(" narrow")
+                     : " S=" + std::to_string(c.stages));
     if (c.band > 0) s += " band=" + std::to_string(c.band);
   }
   s += " grid=" + std::to_string(c.grid) + " " + std::to_string(p.elem_size) + "B";

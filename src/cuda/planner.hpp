@@ -54,6 +54,8 @@ struct Choice {
   int stages = 1;  // shared-memory buffers (cp.async pipeline depth for elements >= 4 bytes)
   int band = 0;    // V1BF band width (tiles) of the tile walk; 0: plain order (params.hpp)
   bool narrow = false;  // the tile runs in narrow.cu (elements of 1 and 2 bytes), not tiled.cu
+  // ... or, Tiled with one-dim runs (a = c = 0), in narrow2d.cu's fixed tile (params.hpp)
+  bool narrow2d = false;
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
@@ -97,6 +99,7 @@ struct KernelSpec {
     TiledParams tiled;    // tiled kernels
     RowParams rows;       // Copy, Rows
     NarrowParams narrow;  // tiled kernels of choice.narrow
+    Narrow2dParams narrow2d;  // choice.narrow2d
     DirectParams direct;  // Direct
     GeneralParams general;  // Direct of choice.general
   };
@@ -104,6 +107,10 @@ struct KernelSpec {
 void build_spec(const Problem& p, const Choice& c, KernelSpec* spec);
 // The narrow kernel's block of a tile choice (narrow_plan.cpp).
 void build_narrow(const Problem& p, const Choice& c, NarrowParams* np);
+// Whether narrow2d.cu takes the narrow Tiled candidates whose input run ends in input dim a and
+// output run in output dim c, and its block (narrow_plan.cpp).
+bool takes_narrow2d(const Problem& p, int a, int c);
+void build_narrow2d(const Problem& p, Narrow2dParams* np);
 
 // One line, no commas: "tiled in=32 out=32 tile=1024 T=256 S=3 grid=528 8B".
 std::string summarize(const Problem& p, const Choice& c);

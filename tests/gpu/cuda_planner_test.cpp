@@ -121,6 +121,12 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     EXPECT_TRUE(p.bytes() > direct_max_bytes() || p.volume > direct_max_elems())
         << summarize(p, c[0]);
     EXPECT_EQ(c[0].narrow, es <= 2) << summarize(p, c[0]);
+    if (c[0].narrow2d) {  // narrow 2D tiles: a block per tile, no shared-memory opt-in
+      EXPECT_EQ(spec.smem_bytes, unsigned(narrow2d_smem_bytes(int(es))));
+      EXPECT_LE(spec.smem_bytes, 48u << 10);
+      EXPECT_EQ(int64_t{spec.choice.grid}, spec.narrow2d.num_tiles);
+      continue;
+    }
     if (c[0].narrow) {  // narrow tiles: their shared memory with tables, no opt-in
       EXPECT_LE(spec.smem_bytes, unsigned(kNarrowMaxSmemBytes));
       EXPECT_LE(int64_t{spec.narrow.data_bytes}, spec.smem_bytes);
@@ -188,6 +194,62 @@ TEST(CudaPlanner, MisalignedRowsGetLongRuns) {
   std::printf("%s\n", summarize(p, c[0]).c_str());
   EXPECT_GE(c[0].in_run, 32);
   EXPECT_GE(c[0].out_run, 32);
+}
+
+// Narrow tiles whose runs are one dim each (input dim 0, and the output's dim 0) take
+// narrow2d.cu's tile of 128 x 256 bytes (or the whole dim), a block per tile, the run dim with
+// fewer tiles walked first; forced run targets keep the narrow kernel's own tiles; short runs,
+// and 2-byte elements with an odd output dim 0, are not taken.
+TEST(CudaPlanner, NarrowOneDimRunsTakeNarrow2d) {
+  const DeviceInfo dev = h100();
+  struct Want {
+    std::vector<int64_t> ext;
+    std::vector<int> perm;
+    size_t es;
+    int64_t ti, tj;          // tile extents
+    int64_t tiles0, tiles1;  // tiles of input dim 0, of dim perm[0]
+  };
+  for (const Want& w : {Want{{14142, 14142}, {1, 0}, 1, 128, 256, 111, 56},
+                        Want{{194484, 1031}, {1, 0}, 1, 128, 256, 1520, 5},
+                        Want{{585, 585, 585}, {1, 0, 2}, 1, 128, 256, 5, 3},
+                        Want{{1000, 3002, 7}, {1, 0, 2}, 2, 64, 128, 16, 24},
+                        Want{{85, 300, 9}, {1, 0, 2}, 2, 64, 128, 2, 3}}) {
+    const Problem p = problem(w.ext, w.perm, w.es);
+    std::vector<Choice> c;
+    enumerate_choices(p, dev, nullptr, &c);
+    const auto it = std::find_if(c.begin(), c.end(), [](const Choice& x) { return x.narrow2d; });
+    ASSERT_NE(it, c.end()) << p.to_string();
+    EXPECT_EQ(std::count_if(c.begin(), c.end(), [](const Choice& x) { return x.narrow2d; }), 1);
+    KernelSpec spec;
+    build_spec(p, *it, &spec);
+    const Narrow2dParams& n = spec.narrow2d;
+    const int64_t es = static_cast<int64_t>(w.es), j = p.perm[0];
+    EXPECT_EQ(n.ti, w.ti);
+    EXPECT_EQ(n.tj, w.tj);
+    EXPECT_EQ(n.in_row, p.input().stride[j] * es);
+    EXPECT_EQ(n.out_row, p.output_strides()[0] * es);
+    EXPECT_EQ(n.num_tiles, w.tiles0 * w.tiles1 * (p.volume / p.extent[0] / p.extent[j]));
+    EXPECT_EQ(int64_t{spec.choice.grid}, n.num_tiles);
+    ASSERT_GE(n.n_grid, 2);
+    EXPECT_EQ(static_cast<int64_t>(n.grid[0].count.d), std::min(w.tiles0, w.tiles1));
+    EXPECT_EQ(static_cast<int64_t>(n.grid[1].count.d), std::max(w.tiles0, w.tiles1));
+    EXPECT_NE(summarize(p, *it).find("narrow2d"), std::string::npos);
+    // Forced runs: the narrow kernel's tiles.
+    SchemaRequest req;
+    std::string why;
+    ASSERT_TRUE(parse_schema("tiled:in=64,out=64", &req, &why)) << why;
+    enumerate_choices(p, dev, &req, &c);
+    ASSERT_FALSE(c.empty());
+    for (const Choice& x : c) EXPECT_FALSE(x.narrow2d) << summarize(p, x);
+  }
+  // Runs of fewer than 64 bytes, 2-byte output runs of odd length or of fewer than 256 bytes: no
+  // narrow2d candidate.
+  for (const Problem& p : {problem({1000, 40}, {1, 0}, 1), problem({20, 5000}, {1, 0}, 2),
+                           problem({1000, 3001}, {1, 0}, 2), problem({1000, 100}, {1, 0}, 2)}) {
+    std::vector<Choice> c;
+    enumerate_choices(p, dev, nullptr, &c);
+    for (const Choice& x : c) EXPECT_FALSE(x.narrow2d) << summarize(p, x);
+  }
 }
 
 // Typed problems whose input dim 0 stays leading with rows of >= 256 elements are planned in

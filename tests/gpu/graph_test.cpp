@@ -1,7 +1,7 @@
 // CUDA graphs (issue 14): xpose_execute, and xpose_transpose on a warm plan cache, captured by
 // stream capture and replayed with the same pointers, for plans of each kernel (tile, narrow,
-// rows, unaligned pieces): 100 replays, the output poisoned and checked against the reference
-// at replays 1, 50 and 100.
+// narrow2d, rows, unaligned pieces): 100 replays, the output poisoned and checked against the
+// reference at replays 1, 50 and 100.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -66,7 +66,8 @@ const GraphCase kCases[] = {
     {{64, 33, 17}, {2, 0, 1}, 8, 0},      // tile kernel, rank 3
     {{509, 131}, {1, 0}, 2, 0},           // narrow kernel
     {{77, 65, 9}, {1, 2, 0}, 1, 3},       // narrow kernel, unaligned
-    {{4099, 2053}, {1, 0}, 1, 5},         // narrow kernel, tiles round-robin when captured
+    {{4099, 2053}, {1, 0}, 1, 5},         // narrow 2D tiles (narrow2d.cu)
+    {{13, 1031, 1200}, {2, 1, 0}, 1, 5},  // narrow kernel, tiles round-robin when captured
     {{1000, 7, 9}, {0, 2, 1}, 4, 0},      // rows
     {{4096}, {0}, 8, 0},                  // copy
     {{129, 67}, {1, 0}, 8, 4},            // tile kernel in pieces (pointers off the element size)

@@ -80,30 +80,64 @@ TEST(CudaNarrow, RandomShapesManyTiles) {
   }
 }
 
+// Narrow 2D tiles (narrow2d.cu: Tiled, one-dim runs of >= 64 bytes), forced without run targets
+// on shapes around the tile's edges (128 x 256 bytes), batched too, at every pointer alignment:
+// 2-byte elements off 2 bytes gather bytes. Most of the cases take narrow2d (the planner may
+// rank another Tiled tile first on a few).
+TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaNarrow2d"));
+  const std::vector<Case> cases = {
+      {{128, 256}, {1, 0}},       {{129, 257}, {1, 0}},       {{127, 255}, {1, 0}},
+      {{64, 64}, {1, 0}},         {{65, 300, 3}, {1, 0, 2}},  {{300, 65, 2}, {1, 0, 2}},
+      {{1000, 78}, {1, 0}},       {{77, 1000}, {1, 0}},       {{300, 200, 2}, {1, 0, 2}},
+      {{70, 2, 3, 90}, {3, 1, 2, 0}}, {{513, 1026}, {1, 0}}, {{100, 5, 134}, {2, 0, 1}}};
+  const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {2, 2}, {0, 1}, {6, 2}};
+  DeviceBuffers bufs(size_t{1} << 21);
+  int runs = 0, taken = 0;
+  for (const Case& c : cases)
+    for (size_t es : {size_t{1}, size_t{2}})
+      for (auto [a, b] : offsets) {
+        std::string plan;
+        ASSERT_EQ(check_case(bufs, rng, static_cast<int>(c.ext.size()), c.ext.data(),
+                             c.perm.data(), es, XPOSE_COL_MAJOR, "tiled", a, b, &plan),
+                  XPOSE_SUCCESS)
+            << xpose_last_error();
+        ++runs;
+        taken += plan.find("narrow2d") != std::string::npos;
+        if (HasFailure()) return;
+      }
+  std::printf("%d runs checked, %d by narrow2d\n", runs, taken);
+  EXPECT_GE(taken, runs * 3 / 4);
+}
+
 // Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or
 // round-robin (as in captured launches): both orders, and every launch on one slot, on shapes of
-// thousands of tiles.
+// thousands of tiles (the narrow kernel's own tiles: run targets forced where narrow2d.cu would
+// take the shape).
 TEST(CudaNarrow, TilesInOrderOrRoundRobin) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("CudaNarrowTileOrder"));
-  const std::vector<Case> cases = {{{6007, 4099}, {1, 0}},
-                                   {{67, 65, 37, 129}, {3, 1, 0, 2}},
-                                   {{5000, 333, 13}, {1, 0, 2}}};
+  const char* quads = "tiled:in=64,out=64";
+  const std::vector<std::pair<Case, const char*>> cases = {
+      {{{6007, 4099}, {1, 0}}, quads},
+      {{{13, 65, 37, 129}, {3, 1, 0, 2}}, nullptr},
+      {{{5000, 333, 13}, {1, 0, 2}}, quads}};
   DeviceBuffers bufs(size_t{1} << 26);
   struct Restore {
     ~Restore() { xpose::detail::narrow_tile_slots(~0u); }
   } restore;
   for (const unsigned slots : {0u, 1u, ~0u}) {
     xpose::detail::narrow_tile_slots(slots);
-    for (const Case& c : cases)
+    for (const auto& [c, schema] : cases)
       for (size_t es : {size_t{1}, size_t{2}}) {
         std::string plan;
         ASSERT_EQ(check_case(bufs, rng, static_cast<int>(c.ext.size()), c.ext.data(),
-                             c.perm.data(), es, XPOSE_COL_MAJOR, nullptr, rng() % 16, rng() % 16,
+                             c.perm.data(), es, XPOSE_COL_MAJOR, schema, rng() % 16, rng() % 16,
                              &plan),
                   XPOSE_SUCCESS)
             << xpose_last_error();
-        EXPECT_NE(plan.find("narrow"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("narrow "), std::string::npos) << plan;
         if (HasFailure()) break;
       }
   }
@@ -125,7 +159,7 @@ TEST(CudaNarrow, TileSlotFreeAfterLaunch) {
   const int64_t ext[] = {6007, 4099};  // ~1,500 tiles of odd rows: dealt in order
   const int perm[] = {1, 0};
   for (int rep = 0; rep < 3; ++rep) {
-    ASSERT_EQ(check_case(bufs, rng, 2, ext, perm, 1, XPOSE_COL_MAJOR, nullptr, 0, 0),
+    ASSERT_EQ(check_case(bufs, rng, 2, ext, perm, 1, XPOSE_COL_MAJOR, "tiled:in=128,out=128", 0, 0),
               XPOSE_SUCCESS)
         << xpose_last_error();
     const xpose::detail::TileDeal deal = xpose::detail::tile_deal_claim(device, 1);

@@ -1,0 +1,193 @@
+// Narrow 2D tiles (params.hpp, Narrow2dParams): the Tiled schema for elements of 1 and 2 bytes
+// where each run is one dimension. A tile is the input run (input dim 0) x the output run (the
+// output's dim 0); every other dimension is a grid dimension. Per tile, one block:
+// - load: the aligned 4-byte words that cover each row (input run) go by cp.async into shared
+//   memory, row r into plane r % K (K = 4 / ES rows make an output word) at row r / K, its
+//   bytes at the row's own shift (its address mod 4);
+// - write: lane l of a warp takes output word kf + l (+ 32, ...) of the warp's output runs
+//   (rows warp, warp + 8, ...). The word's bytes come from K consecutive rows at one column;
+//   consecutive lanes read consecutive rows of one plane, an odd number of words apart (no bank
+//   conflict), and the rows and shifts of a lane's word are the same in every output run of the
+//   warp (runs 8 apart start at the same offset mod 4), so each word is K shared loads at
+//   constant offsets and one aligned 4-byte store;
+// - the partial words at both ends of each output run, a thread each, as the fewest aligned
+//   stores of 1 and 2 bytes that hold only the run's bytes.
+// A block per tile (the loop only folds grids past 2^31 - 1 blocks): 1-byte tiles (34 KB, 40
+// registers) six per SM, 2-byte ones (17 KB, 32 registers) eight keep their loads in flight
+// without a pipeline; a persistent grid of the same tiles ran at 0.5-0.85x of that
+// (docs/perf/narrow-h100.md, session 17).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/elem_types.cuh"
+#include "cuda/launch.cuh"
+#include "cuda/runtime.hpp"
+#include "cuda/tile_walk.cuh"
+
+namespace xpose::detail {
+namespace {
+
+template <int ES>
+struct Narrow2dTile {
+  static constexpr int K = 4 / ES;                       // rows of an output word
+  static constexpr int TI = kNarrow2dInBytes / ES;       // input-run elements (output runs)
+  static constexpr int TJ = kNarrow2dOutBytes / ES;      // output-run elements (rows)
+  static constexpr int P = kNarrow2dRowWords * 4;        // bytes of a row in shared memory
+  static constexpr int PLANE = TJ / K * P;               // bytes of a plane
+  static constexpr int RUNS = TI / (kNarrow2dThreads / 32);  // output runs of a warp
+};
+
+__device__ __forceinline__ void copy_word_async(uint32_t dst, const uint8_t* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
+}
+
+// G bytes of shared memory at `a`, zero-extended.
+template <int G>
+__device__ __forceinline__ uint32_t load_shared(uint32_t a) {
+  uint32_t v;
+  if constexpr (G == 1)
+    asm volatile("ld.shared.u8 %0, [%1];\n" : "=r"(v) : "r"(a));
+  else
+    asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(v) : "r"(a));
+  return v;
+}
+
+// Shared-memory address of byte `e` of row j's column 0 (its run's first byte).
+template <int ES>
+__device__ __forceinline__ uint32_t row_at(uint32_t base, int j, uint32_t in32, uint32_t row32) {
+  using T = Narrow2dTile<ES>;
+  return base + (j % T::K) * T::PLANE + (j / T::K) * T::P + ((in32 + j * row32) & 3u);
+}
+
+// Bytes [lo, hi) of `v` (a partial word: not [0, 4)) at `word`, in aligned stores of 1 and 2.
+__device__ __forceinline__ void store_part(uint8_t* word, uint32_t v, int lo, int hi) {
+  if ((lo & 1) && lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo)), ++lo;
+  if (lo + 2 <= hi) {
+    *reinterpret_cast<uint16_t*>(word + lo) = static_cast<uint16_t>(v >> (8 * lo));
+    lo += 2;
+  }
+  if (lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo));
+}
+
+// ES: element bytes; G: bytes per shared load (ES, or 1 when a pointer is not a multiple of ES).
+template <int ES, int G>
+__global__ void __launch_bounds__(kNarrow2dThreads, ES == 1 ? 6 : 8)
+    narrow2d_kernel(const __grid_constant__ Narrow2dParams p, const uint8_t* __restrict__ in,
+                    uint8_t* __restrict__ out) {
+  using T = Narrow2dTile<ES>;
+  extern __shared__ uint4 smem_raw[];
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
+  const uint8_t* in_end = in + p.in_bytes;
+  const uint32_t row32 = static_cast<uint32_t>(p.in_row);
+  for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+    const TileBase b = walk_tile(p.grid, p.n_grid, p.slot_tile, static_cast<uint64_t>(tile));
+    const int vi = static_cast<int>(b.lim0), vj = static_cast<int>(b.lim1);
+    const uint8_t* tin = in + b.in * ES;
+    uint8_t* tout = out + b.out * ES;
+    const uint32_t in32 = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(tin));
+    const int run = vi * ES;
+    // Whether every row's words lie inside the input (all but the tensor's first and last).
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(tin) & ~uintptr_t{3};
+    const uintptr_t hi = reinterpret_cast<uintptr_t>(tin + (vj - 1) * p.in_row) + run;
+    const bool inside = lo >= reinterpret_cast<uintptr_t>(in) &&
+                        ((hi + 3) & ~uintptr_t{3}) <= reinterpret_cast<uintptr_t>(in_end);
+    for (int q = threadIdx.x; q < vj * kNarrow2dRowWords; q += kNarrow2dThreads) {
+      const int r = q / kNarrow2dRowWords, w = q - r * kNarrow2dRowWords;
+      const uint32_t shift = (in32 + r * row32) & 3u;
+      if (4 * w >= static_cast<int>(shift) + run) continue;
+      const uint8_t* src = tin + r * p.in_row - shift + 4 * w;
+      const uint32_t dst = row_at<ES>(base, r, in32, row32) - shift + 4 * w;
+      if (inside) {
+        copy_word_async(dst, src);
+      } else {
+        uint8_t* d = reinterpret_cast<uint8_t*>(smem_raw) + (dst - base);
+        for (int e = 0; e < 4; ++e)
+          if (src + e >= in && src + e < in_end) d[e] = src[e];
+      }
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    __syncthreads();
+    // Whole words. The warp's output runs start at one offset mod 4 (t).
+    {
+      uint8_t* run0 = tout + warp * p.out_row;
+      const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run0) & 3);
+      const int kf = t > 0 ? 1 : 0, kl = (t + vj * ES) >> 2;
+      const int64_t step = (kNarrow2dThreads / 32) * p.out_row;
+      for (int k = kf + lane; k < kl; k += 32) {
+        uint32_t at[4 / G];
+#pragma unroll
+        for (int g = 0; g < 4 / G; ++g) {  // byte m = g * G of the word: row j, byte e of it
+          const int b = 4 * k - t + g * G, j = b / ES;
+          at[g] = row_at<ES>(base, j, in32, row32) + (b - j * ES) + warp * ES;
+        }
+        uint8_t* o = run0 - t + 4 * k;
+        const auto word = [&](int i) {
+          uint32_t v = 0;
+#pragma unroll
+          for (int g = 0; g < 4 / G; ++g) v |= load_shared<G>(at[g] + i * ES) << (8 * G * g);
+          return v;
+        };
+        // Full tiles unrolled (a predicate per store instead ran 0.92x on 14142^2, 1 B).
+        if (vi == T::TI) {
+#pragma unroll
+          for (int r = 0; r < T::RUNS; ++r)
+            *reinterpret_cast<uint32_t*>(o + r * step) = word(8 * r);
+        } else {
+          for (int i = 0; i + warp < vi; i += 8, o += step)
+            *reinterpret_cast<uint32_t*>(o) = word(i);
+        }
+      }
+    }
+    // The partial words at the two ends of each output run.
+    for (int x = threadIdx.x; x < 2 * vi; x += kNarrow2dThreads) {
+      const int i = x >> 1;
+      uint8_t* run_i = tout + i * p.out_row;
+      const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run_i) & 3);
+      const int span = t + vj * ES, kf = t > 0 ? 1 : 0, kl = span >> 2;
+      int k;
+      if ((x & 1) == 0) {
+        if (t == 0) continue;
+        k = 0;
+      } else {
+        if ((span & 3) == 0 || kl < kf) continue;
+        k = kl;
+      }
+      const int m_lo = max(0, t - 4 * k), m_hi = min(4, span - 4 * k);
+      uint32_t v = 0;
+      for (int m = m_lo; m < m_hi; m += G) {
+        const int b = 4 * k - t + m, j = b / ES;
+        v |= load_shared<G>(row_at<ES>(base, j, in32, row32) + (b - j * ES) + i * ES) << (8 * m);
+      }
+      store_part(run_i - t + 4 * k, v, m_lo, m_hi);
+    }
+    __syncthreads();
+  }
+}
+
+template <int ES, int G>
+cudaError_t launch_one(const Narrow2dParams& p, const uint8_t* in, uint8_t* out,
+                       cudaStream_t stream, unsigned grid) {
+  return launch_kernel(&narrow2d_kernel<ES, G>, grid, kNarrow2dThreads,
+                       static_cast<unsigned>(narrow2d_smem_bytes(ES)), stream, p, in, out);
+}
+
+}  // namespace
+
+xpose_status_t launch_narrow2d(const Narrow2dParams& p, int elem_size, const void* in, void* out,
+                               void* stream, unsigned grid) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  cudaError_t e;
+  if (elem_size == 1)
+    e = launch_one<1, 1>(p, src, dst, s, grid);
+  else if ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) % 2 == 0)
+    e = launch_one<2, 2>(p, src, dst, s, grid);
+  else
+    e = launch_one<2, 1>(p, src, dst, s, grid);
+  return launch_status(e, "narrow2d");
+}
+
+}  // namespace xpose::detail
