@@ -36,6 +36,10 @@ xpose_status_t launch_narrow(const NarrowParams&, int, const void*, void*, void*
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
 
+xpose_status_t launch_narrow2d(const Narrow2dParams&, int, const void*, void*, void*, unsigned) {
+  return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
+}
+
 xpose_status_t launch_direct(const DirectParams&, int, int, const void*, void*, void*, unsigned) {
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
