@@ -5,11 +5,12 @@
 //   memory, row r into plane r % K (K = 4 / ES rows make an output word) at row r / K, its
 //   bytes at the row's own shift (its address mod 4);
 // - write: lane l of a warp takes output word kf + l (+ 32, ...) of the warp's output runs
-//   (rows warp, warp + 8, ...). The word's bytes come from K consecutive rows at one column;
+//   (rows warp, warp + 8, ...). The word's bytes come from K consecutive rows at one column (3
+//   rows for 2-byte elements whose pointers are off 2 bytes, gathered byte by byte);
 //   consecutive lanes read consecutive rows of one plane, an odd number of words apart (no bank
 //   conflict), and the rows and shifts of a lane's word are the same in every output run of the
-//   warp (runs 8 apart start at the same offset mod 4), so each word is K shared loads at
-//   constant offsets and one aligned 4-byte store;
+//   warp (runs 8 apart start at the same offset mod 4), so each word is 4 / G shared loads of G
+//   bytes at constant offsets and one aligned 4-byte store;
 // - the partial words at both ends of each output run, a thread each, as the fewest aligned
 //   stores of 1 and 2 bytes that hold only the run's bytes.
 // A block per tile (the loop only folds grids past 2^31 - 1 blocks): 1-byte tiles (34 KB, 40
@@ -53,7 +54,7 @@ __device__ __forceinline__ uint32_t load_shared(uint32_t a) {
   return v;
 }
 
-// Shared-memory address of byte `e` of row j's column 0 (its run's first byte).
+// Shared-memory address of row j's first byte (column 0).
 template <int ES>
 __device__ __forceinline__ uint32_t row_at(uint32_t base, int j, uint32_t in32, uint32_t row32) {
   using T = Narrow2dTile<ES>;
