@@ -2,6 +2,8 @@
 // the planner's tile as rows (input runs) and spans (output runs) with their decodes, in bytes.
 // Host C++ only.
 #include <algorithm>
+#include <cstdint>
+#include <tuple>
 #include <utility>
 
 #include "cuda/planner.hpp"
@@ -116,6 +118,31 @@ bool takes_narrow2d(const Problem& p, int a, int c) {
   return es == 1 || (e1 % 2 == 0 && e1 * es >= kNarrow2dOutBytes);
 }
 
+namespace {
+
+// The tile extents of input dim 0 and of dim perm[0]: the kernel's full tile, or the whole dim.
+// (Dims cut evenly instead, in pieces of 16 bytes, ran 0.83-0.95x where that shortened the
+// output runs: (19365, 1291) 1 B, 256 -> 224.)
+std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p) {
+  const auto es = static_cast<int64_t>(p.elem_size);
+  return {std::min<int64_t>(p.extent[0], kNarrow2dInBytes / es),
+          std::min<int64_t>(p.extent[p.perm[0]], kNarrow2dOutBytes / es)};
+}
+
+}  // namespace
+
+void make_narrow2d(const Problem& p, Choice* c) {
+  const auto [ti, tj] = narrow2d_tile(p);
+  const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
+  c->narrow2d = true;
+  c->threads = kNarrow2dThreads;
+  c->in_run = ti;
+  c->out_run = tj;
+  c->tile_volume = ti * tj;
+  c->num_tiles = ceil_div(e0, ti) * ceil_div(e1, tj) * (p.volume / e0 / e1);
+  c->grid = static_cast<unsigned>(std::min<int64_t>(c->num_tiles, INT32_MAX));  // a block a tile
+}
+
 void build_narrow2d(const Problem& p, Narrow2dParams* np) {
   const Geometry g = geometry(p);
   const int64_t es = g.esize;
@@ -123,10 +150,7 @@ void build_narrow2d(const Problem& p, Narrow2dParams* np) {
   Tile T;  // what walk_grid reads of it: the tile extents and the blocked dims
   int slot[kMaxRank];
   for (int k = 0; k < p.rank; ++k) T.t[k] = 1, slot[k] = -1;
-  // The kernel's full tile, or the whole dim. (Dims cut evenly instead, in pieces of 16 bytes,
-  // ran 0.83-0.95x where that shortened the output runs: (19365, 1291) 1 B, 256 -> 224.)
-  T.t[i] = std::min<int64_t>(p.extent[i], kNarrow2dInBytes / es);
-  T.t[j] = std::min<int64_t>(p.extent[j], kNarrow2dOutBytes / es);
+  std::tie(T.t[i], T.t[j]) = narrow2d_tile(p);
   if (T.t[i] < p.extent[i]) T.blocked[0] = i, slot[i] = 0;
   if (T.t[j] < p.extent[j]) T.blocked[1] = j, slot[j] = 1;
   np->ti = np->slot_tile[0] = static_cast<int32_t>(T.t[i]);

@@ -162,17 +162,9 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       ++count;
     }
   }
-  if (have_two_d) {  // its tile as build_narrow2d makes it; a block per tile
-    Choice& t = two_d;
-    t.narrow2d = true;
-    t.threads = kNarrow2dThreads;
-    const int64_t es = g.esize, e0 = p.extent[0], e1 = p.extent[p.perm[0]];
-    t.in_run = std::min<int64_t>(e0, kNarrow2dInBytes / es);
-    t.out_run = std::min<int64_t>(e1, kNarrow2dOutBytes / es);
-    t.tile_volume = t.in_run * t.out_run;
-    t.num_tiles = ceil_div(e0, t.in_run) * ceil_div(e1, t.out_run) * (p.volume / e0 / e1);
-    t.grid = static_cast<unsigned>(std::min<int64_t>(t.num_tiles, INT32_MAX));
-    sink(t);
+  if (have_two_d) {
+    make_narrow2d(p, &two_d);
+    sink(two_d);
     ++count;
   }
   return count;

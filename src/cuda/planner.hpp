@@ -110,6 +110,8 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np);
 // Whether narrow2d.cu takes the narrow Tiled candidates whose input run ends in input dim a and
 // output run in output dim c, and its block (narrow_plan.cpp).
 bool takes_narrow2d(const Problem& p, int a, int c);
+// Makes a narrow Tiled choice with one-dim runs narrow2d.cu's: its tile, threads and grid.
+void make_narrow2d(const Problem& p, Choice* c);
 void build_narrow2d(const Problem& p, Narrow2dParams* np);
 
 // One line, no commas: "tiled in=32 out=32 tile=1024 T=256 S=3 grid=528 8B".
