@@ -35,6 +35,7 @@ void check_views(const BackendPlan& plan, const Problem& p, Counts* n) {
     const KernelSpec& s = v.spec;
     if (s.choice.general || is_direct(s.choice.schema) || is_rows(s.choice.schema)) continue;
     if (s.choice.narrow) continue;  // narrow.cu, narrow2d.cu: plain problems (erased conversions)
+    if (s.choice.narrow2d) continue;  // narrow2d.cu's conversions: no pipeline, one buffer
     const TiledParams& t = s.tiled;
     if (t.op.in_type == XPOSE_TYPE_BYTES) continue;  // erased conversions: plain tiles
     ++n->tiles;

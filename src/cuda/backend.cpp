@@ -319,10 +319,14 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
     v->out_align = 0;  // as align
     if (tile && q.typed()) {
       // Typed tiles access whole elements of each tensor's own size, or 4-byte groups of them
-      // (tiled.cu has no piece-wise instantiation for them).
-      const TiledParams& t = v->spec.tiled;
-      v->align = t.group_slot != kNoGroup ? 4 : q.elem_size;
-      v->out_align = t.out_group_slot != kNoGroup ? 4 : q.out_elem();
+      // (tiled.cu and narrow2d.cu have no piece-wise instantiation for them).
+      v->align = q.elem_size;
+      v->out_align = q.out_elem();
+      if (!c.narrow2d) {
+        const TiledParams& t = v->spec.tiled;
+        if (t.group_slot != kNoGroup) v->align = 4;
+        if (t.out_group_slot != kNoGroup) v->out_align = 4;
+      }
     }
   };
   if (!measure && !choices_out) {  // the best candidate only: no list kept or ranked

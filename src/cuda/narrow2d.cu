@@ -1,16 +1,19 @@
-// Narrow 2D tiles (params.hpp, Narrow2dParams): the Tiled schema for elements of 1 and 2 bytes
-// where each run is one dimension. A tile is the input run (input dim 0) x the output run (the
-// output's dim 0); every other dimension is a grid dimension. Per tile, one block:
+// Narrow 2D tiles (params.hpp, Narrow2dParams): the Tiled schema where each run is one dimension,
+// for plain elements of 1 and 2 bytes and for dense conversions (and scalings) between floating
+// types of 1 and 2 bytes. A tile is the input run (input dim 0) x the
+// output run (the output's dim 0); every other dimension is a grid dimension. Per tile, one
+// block:
 // - load: the aligned 4-byte words that cover each row (input run) go by cp.async into shared
-//   memory, row r into plane r % K (K = 4 / ES rows make an output word) at row r / K, its
-//   bytes at the row's own shift (its address mod 4);
+//   memory, row r into plane r % K (K = 4 / output element bytes: the rows of an output word) at
+//   row r / K, its bytes at the row's own shift (its address mod 4);
 // - write: lane l of a warp takes output word kf + l (+ 32, ...) of the warp's output runs
-//   (rows warp, warp + 8, ...). The word's bytes come from K consecutive rows at one column (3
-//   rows for 2-byte elements whose pointers are off 2 bytes, gathered byte by byte);
-//   consecutive lanes read consecutive rows of one plane, an odd number of words apart (no bank
-//   conflict), and the rows and shifts of a lane's word are the same in every output run of the
-//   warp (runs 8 apart start at the same offset mod 4), so each word is 4 / G shared loads of G
-//   bytes at constant offsets and one aligned 4-byte store;
+//   (rows warp, warp + 8, ...). The word's pieces come from consecutive rows at one column: K
+//   output elements, each converted from one shared load of an input element, or for plain
+//   2-byte elements whose pointers are off 2 bytes, bytes gathered one by one; consecutive
+//   lanes read consecutive rows of one plane, an odd number of words apart (no bank conflict),
+//   and the rows and shifts of a lane's word are the same in every output run of the warp (runs
+//   8 apart start at the same offset mod 4), so each word is 4 / piece shared loads at constant
+//   offsets and one aligned 4-byte store;
 // - the partial words at both ends of each output run, a thread each, as the fewest aligned
 //   stores of 1 and 2 bytes that hold only the run's bytes.
 // A block per tile (the loop only folds grids past 2^31 - 1 blocks): 1-byte tiles (34 KB, 40
@@ -21,6 +24,7 @@
 
 #include <cstdint>
 
+#include "cuda/elem_op.cuh"
 #include "cuda/elem_types.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/runtime.hpp"
@@ -29,11 +33,35 @@
 namespace xpose::detail {
 namespace {
 
-template <int ES>
+// What a tile moves. kIn, kOut: bytes of an input element (a column of the tile) and of an
+// output element (a row); an output word is built of pieces of kPiece bytes, each from one
+// shared load of kLoad bytes through apply.
+//
+// Plain elements of ES bytes, in pieces of G bytes (ES, or 1 when a pointer is not a multiple
+// of ES).
+template <int ES, int G>
+struct PlainMove {
+  static constexpr int kIn = ES, kOut = ES, kPiece = G, kLoad = G;
+  __device__ __forceinline__ static uint32_t apply(const ElemOp&, uint32_t x) { return x; }
+};
+
+// A typed element operation (elem_op.cuh): a piece is an output element converted (and scaled)
+// from an input element. Both pointers are multiples of their element sizes (the plan's view).
+template <xpose_type_t In, xpose_type_t Out>
+struct ConvertMove {
+  using Op = TypedOp<In, Out>;
+  static constexpr int kIn = sizeof(typename Op::in_t), kOut = sizeof(typename Op::out_t);
+  static constexpr int kPiece = kOut, kLoad = kIn;
+  __device__ __forceinline__ static uint32_t apply(const ElemOp& op, uint32_t x) {
+    return Op::apply(op, static_cast<typename Op::in_t>(x), typename Op::out_t{});
+  }
+};
+
+template <class M>
 struct Narrow2dTile {
-  static constexpr int K = 4 / ES;                       // rows of an output word
-  static constexpr int TI = kNarrow2dInBytes / ES;       // input-run elements (output runs)
-  static constexpr int TJ = kNarrow2dOutBytes / ES;      // output-run elements (rows)
+  static constexpr int K = 4 / M::kOut;                  // rows of an output word
+  static constexpr int TI = kNarrow2dInBytes / M::kIn;   // input-run elements (output runs)
+  static constexpr int TJ = kNarrow2dOutBytes / M::kOut;  // output-run elements (rows)
   static constexpr int P = kNarrow2dRowWords * 4;        // bytes of a row in shared memory
   static constexpr int PLANE = TJ / K * P;               // bytes of a plane
   static constexpr int RUNS = TI / (kNarrow2dThreads / 32);  // output runs of a warp
@@ -49,15 +77,17 @@ __device__ __forceinline__ uint32_t load_shared(uint32_t a) {
   uint32_t v;
   if constexpr (G == 1)
     asm volatile("ld.shared.u8 %0, [%1];\n" : "=r"(v) : "r"(a));
-  else
+  else if constexpr (G == 2)
     asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(v) : "r"(a));
+  else
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
   return v;
 }
 
 // Shared-memory address of row j's first byte (column 0).
-template <int ES>
+template <class M>
 __device__ __forceinline__ uint32_t row_at(uint32_t base, int j, uint32_t in32, uint32_t row32) {
-  using T = Narrow2dTile<ES>;
+  using T = Narrow2dTile<M>;
   return base + (j % T::K) * T::PLANE + (j / T::K) * T::P + ((in32 + j * row32) & 3u);
 }
 
@@ -71,12 +101,12 @@ __device__ __forceinline__ void store_part(uint8_t* word, uint32_t v, int lo, in
   if (lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo));
 }
 
-// ES: element bytes; G: bytes per shared load (ES, or 1 when a pointer is not a multiple of ES).
-template <int ES, int G>
-__global__ void __launch_bounds__(kNarrow2dThreads, ES == 1 ? 6 : 8)
+template <class M>
+__global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
     narrow2d_kernel(const __grid_constant__ Narrow2dParams p, const uint8_t* __restrict__ in,
                     uint8_t* __restrict__ out) {
-  using T = Narrow2dTile<ES>;
+  using T = Narrow2dTile<M>;
+  constexpr int EI = M::kIn, EO = M::kOut, G = M::kPiece;
   extern __shared__ uint4 smem_raw[];
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
@@ -85,10 +115,10 @@ __global__ void __launch_bounds__(kNarrow2dThreads, ES == 1 ? 6 : 8)
   for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
     const TileBase b = walk_tile(p.grid, p.n_grid, p.slot_tile, static_cast<uint64_t>(tile));
     const int vi = static_cast<int>(b.lim0), vj = static_cast<int>(b.lim1);
-    const uint8_t* tin = in + b.in * ES;
-    uint8_t* tout = out + b.out * ES;
+    const uint8_t* tin = in + b.in * EI;
+    uint8_t* tout = out + b.out * EO;
     const uint32_t in32 = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(tin));
-    const int run = vi * ES;
+    const int run = vi * EI;
     // Whether every row's words lie inside the input (all but the tensor's first and last).
     const uintptr_t lo = reinterpret_cast<uintptr_t>(tin) & ~uintptr_t{3};
     const uintptr_t hi = reinterpret_cast<uintptr_t>(tin + (vj - 1) * p.in_row) + run;
@@ -99,7 +129,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, ES == 1 ? 6 : 8)
       const uint32_t shift = (in32 + r * row32) & 3u;
       if (4 * w >= static_cast<int>(shift) + run) continue;
       const uint8_t* src = tin + r * p.in_row - shift + 4 * w;
-      const uint32_t dst = row_at<ES>(base, r, in32, row32) - shift + 4 * w;
+      const uint32_t dst = row_at<M>(base, r, in32, row32) - shift + 4 * w;
       if (inside) {
         copy_word_async(dst, src);
       } else {
@@ -114,20 +144,21 @@ __global__ void __launch_bounds__(kNarrow2dThreads, ES == 1 ? 6 : 8)
     {
       uint8_t* run0 = tout + warp * p.out_row;
       const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run0) & 3);
-      const int kf = t > 0 ? 1 : 0, kl = (t + vj * ES) >> 2;
+      const int kf = t > 0 ? 1 : 0, kl = (t + vj * EO) >> 2;
       const int64_t step = (kNarrow2dThreads / 32) * p.out_row;
       for (int k = kf + lane; k < kl; k += 32) {
         uint32_t at[4 / G];
 #pragma unroll
         for (int g = 0; g < 4 / G; ++g) {  // byte m = g * G of the word: row j, byte e of it
-          const int b = 4 * k - t + g * G, j = b / ES;
-          at[g] = row_at<ES>(base, j, in32, row32) + (b - j * ES) + warp * ES;
+          const int b = 4 * k - t + g * G, j = b / EO;
+          at[g] = row_at<M>(base, j, in32, row32) + (b - j * EO) + warp * EI;
         }
         uint8_t* o = run0 - t + 4 * k;
         const auto word = [&](int i) {
           uint32_t v = 0;
 #pragma unroll
-          for (int g = 0; g < 4 / G; ++g) v |= load_shared<G>(at[g] + i * ES) << (8 * G * g);
+          for (int g = 0; g < 4 / G; ++g)
+            v |= M::apply(p.op, load_shared<M::kLoad>(at[g] + i * EI)) << (8 * G * g);
           return v;
         };
         // Full tiles unrolled (a predicate per store instead ran 0.92x on 14142^2, 1 B).
@@ -146,7 +177,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, ES == 1 ? 6 : 8)
       const int i = x >> 1;
       uint8_t* run_i = tout + i * p.out_row;
       const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run_i) & 3);
-      const int span = t + vj * ES, kf = t > 0 ? 1 : 0, kl = span >> 2;
+      const int span = t + vj * EO, kf = t > 0 ? 1 : 0, kl = span >> 2;
       int k;
       if ((x & 1) == 0) {
         if (t == 0) continue;
@@ -158,8 +189,9 @@ __global__ void __launch_bounds__(kNarrow2dThreads, ES == 1 ? 6 : 8)
       const int m_lo = max(0, t - 4 * k), m_hi = min(4, span - 4 * k);
       uint32_t v = 0;
       for (int m = m_lo; m < m_hi; m += G) {
-        const int b = 4 * k - t + m, j = b / ES;
-        v |= load_shared<G>(row_at<ES>(base, j, in32, row32) + (b - j * ES) + i * ES) << (8 * m);
+        const int b = 4 * k - t + m, j = b / EO;
+        const uint32_t a = row_at<M>(base, j, in32, row32) + (b - j * EO) + i * EI;
+        v |= M::apply(p.op, load_shared<M::kLoad>(a)) << (8 * m);
       }
       store_part(run_i - t + 4 * k, v, m_lo, m_hi);
     }
@@ -167,11 +199,41 @@ __global__ void __launch_bounds__(kNarrow2dThreads, ES == 1 ? 6 : 8)
   }
 }
 
-template <int ES, int G>
+template <class M>
 cudaError_t launch_one(const Narrow2dParams& p, const uint8_t* in, uint8_t* out,
                        cudaStream_t stream, unsigned grid) {
-  return launch_kernel(&narrow2d_kernel<ES, G>, grid, kNarrow2dThreads,
-                       static_cast<unsigned>(narrow2d_smem_bytes(ES)), stream, p, in, out);
+  return launch_kernel(&narrow2d_kernel<M>, grid, kNarrow2dThreads,
+                       static_cast<unsigned>(narrow2d_smem_bytes(M::kOut)), stream, p, in, out);
+}
+
+template <xpose_type_t In, xpose_type_t Out>
+cudaError_t launch_pair(const Narrow2dParams& p, const uint8_t* in, uint8_t* out, cudaStream_t s,
+                        unsigned grid) {
+  return launch_one<ConvertMove<In, Out>>(p, in, out, s, grid);
+}
+
+// The typed instantiations: pairs of the types narrow2d_converts (narrow_plan.cpp) takes.
+template <xpose_type_t In>
+cudaError_t launch_from(const Narrow2dParams& p, const uint8_t* in, uint8_t* out,
+                        cudaStream_t s, unsigned grid) {
+  switch (p.op.out_type) {
+    case XPOSE_TYPE_F8_E4M3: return launch_pair<In, XPOSE_TYPE_F8_E4M3>(p, in, out, s, grid);
+    case XPOSE_TYPE_F8_E5M2: return launch_pair<In, XPOSE_TYPE_F8_E5M2>(p, in, out, s, grid);
+    case XPOSE_TYPE_F16: return launch_pair<In, XPOSE_TYPE_F16>(p, in, out, s, grid);
+    case XPOSE_TYPE_BF16: return launch_pair<In, XPOSE_TYPE_BF16>(p, in, out, s, grid);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launch_typed(const Narrow2dParams& p, const uint8_t* in, uint8_t* out,
+                         cudaStream_t s, unsigned grid) {
+  switch (p.op.in_type) {
+    case XPOSE_TYPE_F8_E4M3: return launch_from<XPOSE_TYPE_F8_E4M3>(p, in, out, s, grid);
+    case XPOSE_TYPE_F8_E5M2: return launch_from<XPOSE_TYPE_F8_E5M2>(p, in, out, s, grid);
+    case XPOSE_TYPE_F16: return launch_from<XPOSE_TYPE_F16>(p, in, out, s, grid);
+    case XPOSE_TYPE_BF16: return launch_from<XPOSE_TYPE_BF16>(p, in, out, s, grid);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace
@@ -182,12 +244,14 @@ xpose_status_t launch_narrow2d(const Narrow2dParams& p, int elem_size, const voi
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   cudaError_t e;
-  if (elem_size == 1)
-    e = launch_one<1, 1>(p, src, dst, s, grid);
+  if (p.op.in_type != XPOSE_TYPE_BYTES)
+    e = launch_typed(p, src, dst, s, grid);
+  else if (elem_size == 1)
+    e = launch_one<PlainMove<1, 1>>(p, src, dst, s, grid);
   else if ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) % 2 == 0)
-    e = launch_one<2, 2>(p, src, dst, s, grid);
+    e = launch_one<PlainMove<2, 2>>(p, src, dst, s, grid);
   else
-    e = launch_one<2, 1>(p, src, dst, s, grid);
+    e = launch_one<PlainMove<2, 1>>(p, src, dst, s, grid);
   return launch_status(e, "narrow2d");
 }
 

@@ -106,15 +106,34 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   np->n_grid = walk_grid(g, T, slot, np->grid);
 }
 
+namespace {
+
+// Typed problems narrow2d.cu converts: dense, without beta, between floating types of 1 and 2
+// bytes (narrow2d.cu's ConvertMove instantiations). With an f32 side they ran 0.51-0.88x
+// (f32 -> bf16) and 0.67-1.33x (f16 -> f32) of the typed tiles, which group f32 elements and
+// pipeline their loads (session 18, docs/perf/typed-h100.md).
+bool narrow2d_converts(const Problem& p) {
+  const auto narrow = [](xpose_type_t t) {
+    return t == XPOSE_TYPE_F8_E4M3 || t == XPOSE_TYPE_F8_E5M2 || t == XPOSE_TYPE_F16 ||
+           t == XPOSE_TYPE_BF16;
+  };
+  return p.typed() && !p.strided && !p.reads_out() && narrow(p.in_type) && narrow(p.out_type);
+}
+
+}  // namespace
+
 bool takes_narrow2d(const Problem& p, int a, int c) {
-  if (a != 0 || c != 0 || !p.plain() || p.elem_size > 2 || p.perm[0] == 0) return false;
-  const auto es = static_cast<int64_t>(p.elem_size);
+  if (a != 0 || c != 0 || p.perm[0] == 0) return false;
+  if (!(p.plain() && p.elem_size <= 2) && !narrow2d_converts(p)) return false;
+  const auto es = static_cast<int64_t>(p.elem_size), eo = static_cast<int64_t>(p.out_elem());
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
-  if (e0 * es < kNarrow2dMinBytes || e1 * es < kNarrow2dMinBytes) return false;
-  // 2-byte elements: output runs of whole words (an even output dim 0) and full tiles along it.
-  // Others ran 0.63-0.99x of the narrow kernel on the dtypes suite and fresh cases, where their
-  // partial words at both ends of every output run, or half-empty tiles, cost more than the
-  // narrow kernel's phases (session 17, docs/perf/narrow-h100.md).
+  if (e0 * es < kNarrow2dMinBytes || e1 * eo < kNarrow2dMinBytes) return false;
+  // Plain 2-byte elements: output runs of whole words (an even output dim 0) and full tiles
+  // along it. Others ran 0.63-0.99x of the narrow kernel on the dtypes suite and fresh cases,
+  // where their partial words at both ends of every output run, or half-empty tiles, cost more
+  // than the narrow kernel's phases (session 17, docs/perf/narrow-h100.md). Conversions: full
+  // tiles along the output dim ((71, 71, 71, 71) bf16 -> e4m3, one tile of 71, ran 0.85x).
+  if (!p.plain()) return e1 * eo >= kNarrow2dOutBytes;
   return es == 1 || (e1 % 2 == 0 && e1 * es >= kNarrow2dOutBytes);
 }
 
@@ -124,9 +143,9 @@ namespace {
 // (Dims cut evenly instead, in pieces of 16 bytes, ran 0.83-0.95x where that shortened the
 // output runs: (19365, 1291) 1 B, 256 -> 224.)
 std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p) {
-  const auto es = static_cast<int64_t>(p.elem_size);
+  const auto es = static_cast<int64_t>(p.elem_size), eo = static_cast<int64_t>(p.out_elem());
   return {std::min<int64_t>(p.extent[0], kNarrow2dInBytes / es),
-          std::min<int64_t>(p.extent[p.perm[0]], kNarrow2dOutBytes / es)};
+          std::min<int64_t>(p.extent[p.perm[0]], kNarrow2dOutBytes / eo)};
 }
 
 }  // namespace
@@ -156,8 +175,9 @@ void build_narrow2d(const Problem& p, Narrow2dParams* np) {
   np->ti = np->slot_tile[0] = static_cast<int32_t>(T.t[i]);
   np->tj = np->slot_tile[1] = static_cast<int32_t>(T.t[j]);
   np->in_row = g.s_in[j] * es;
-  np->out_row = g.s_out[i] * es;
+  np->out_row = g.s_out[i] * g.out_esize;
   np->in_bytes = p.bytes();
+  np->op = elem_op(p);
   np->n_grid = walk_grid(g, T, slot, np->grid);
   // The run dim with fewer tiles walks first, so that the blocks in flight (a few hundred tiles)
   // cover it whole and both tensors are read and written in long stretches: with the other

@@ -190,12 +190,14 @@ struct NarrowParams {
   GridDim grid[kMaxGridDims];
 };
 
-// Narrow 2D tiles (narrow2d.cu): the narrow kernel's Tiled schema where each run is one
-// dimension (input dim 0 by ti elements, the output's dim 0, input dim perm[0], by tj), every
-// other dimension in the grid. A block takes a tile at a time: its rows (input runs) are loaded
-// by 4-byte cp.async as the aligned words that cover them, row r at any byte shift into plane
-// r % (4 / ES) (so that lanes gathering the rows of consecutive output words read distinct
-// banks), and each aligned 4-byte word of an output run is gathered from its 4 / ES rows and
+// Narrow 2D tiles (narrow2d.cu): the Tiled schema where each run is one dimension (input dim 0
+// by ti elements, the output's dim 0, input dim perm[0], by tj), every other dimension in the
+// grid, for plain elements of 1 and 2 bytes and dense typed problems without beta between
+// floating types of 1 and 2 bytes (narrow_plan.cpp narrow2d_converts). A block takes a
+// tile at a time: its rows (input runs) are loaded by 4-byte cp.async as the aligned words that
+// cover them, row r at any byte shift into plane r % (4 / EO) (EO: output element bytes; so
+// that lanes gathering the rows of consecutive output words read distinct banks), and each
+// aligned 4-byte word of an output run is gathered (and converted) from its 4 / EO rows and
 // stored whole; the partial words at the runs' two ends follow, a thread each. Tiles of
 // 128 x 256 bytes (input run x output run), 256 threads; the launch takes a block per tile.
 inline constexpr int kNarrow2dThreads = 256;
@@ -204,7 +206,7 @@ inline constexpr int kNarrow2dOutBytes = 256;  // bytes of a full tile's output 
 // The planner takes it where both run dims hold at least this many bytes.
 inline constexpr int kNarrow2dMinBytes = 64;
 // Shared memory: words of a row (the run's bytes at any shift: an odd number), and a block's
-// bytes for elements of `es` bytes (a row per output-run element).
+// bytes for output elements of `es` bytes (a row per output-run element).
 inline constexpr int kNarrow2dRowWords = kNarrow2dInBytes / 4 + 1;
 constexpr int narrow2d_smem_bytes(int es) {
   return kNarrow2dRowWords * 4 * kNarrow2dOutBytes / es;
@@ -220,6 +222,7 @@ struct Narrow2dParams {
   int32_t slot_tile[2] = {1, 1};
   int32_t n_grid = 0;
   int64_t num_tiles = 0;
+  ElemOp op;  // typed problems (in_type BYTES: a plain move of elements of elem_size bytes)
   GridDim grid[kMaxGridDims];
 };
 

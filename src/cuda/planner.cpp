@@ -124,8 +124,9 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       row_run = 0;
     }
   }
-  // Narrow tiles with one-dim runs all take narrow2d.cu's one tile: the first by the narrow
-  // model's ranking of their own tiles stands for them (not refitted for the kernel).
+  // Narrow tiles with one-dim runs, and typed tiles of the conversions narrow2d.cu makes, all
+  // take narrow2d.cu's one tile: the first by the model's ranking of their own tiles stands for
+  // them (not refitted for the kernel).
   Choice two_d;
   bool have_two_d = false;
   RunOptions ins, outs;
@@ -147,16 +148,16 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
       if (narrow) {
         cost_narrow(g, dev, T, &ch);
-        if (!forced_in && !forced_out && !last_resort && ch.schema == Schema::Tiled &&
-            takes_narrow2d(p, a, c)) {
-          if (!have_two_d || ch.predicted < two_d.predicted) two_d = ch, have_two_d = true;
-          continue;
-        }
       } else {
         ch.threads = req && req->threads ? req->threads : default_threads(T.volume);
         if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
         cost_tiled(g, dev, T, req && !p.typed() ? req->stages : 0, &ch);
         if (req) ch.band = req->band;
+      }
+      if (!forced_in && !forced_out && !last_resort && ch.schema == Schema::Tiled &&
+          takes_narrow2d(p, a, c)) {
+        if (!have_two_d || ch.predicted < two_d.predicted) two_d = ch, have_two_d = true;
+        continue;
       }
       sink(ch);
       ++count;
@@ -570,7 +571,8 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   } else if (c.narrow2d) {
     spec->narrow2d = Narrow2dParams{};
     build_narrow2d(p, &spec->narrow2d);
-    spec->smem_bytes = static_cast<unsigned>(narrow2d_smem_bytes(static_cast<int>(p.elem_size)));
+    spec->smem_bytes =
+        static_cast<unsigned>(narrow2d_smem_bytes(static_cast<int>(p.out_elem())));
   } else if (c.narrow) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);

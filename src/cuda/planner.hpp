@@ -107,10 +107,11 @@ struct KernelSpec {
 void build_spec(const Problem& p, const Choice& c, KernelSpec* spec);
 // The narrow kernel's block of a tile choice (narrow_plan.cpp).
 void build_narrow(const Problem& p, const Choice& c, NarrowParams* np);
-// Whether narrow2d.cu takes the narrow Tiled candidates whose input run ends in input dim a and
-// output run in output dim c, and its block (narrow_plan.cpp).
+// Whether narrow2d.cu takes the Tiled candidates (narrow ones, or typed ones of the conversions it
+// makes) whose input run ends in input dim a and output run in output dim c, and its block
+// (narrow_plan.cpp).
 bool takes_narrow2d(const Problem& p, int a, int c);
-// Makes a narrow Tiled choice with one-dim runs narrow2d.cu's: its tile, threads and grid.
+// Makes a Tiled choice with one-dim runs narrow2d.cu's: its tile, threads and grid.
 void make_narrow2d(const Problem& p, Choice* c);
 void build_narrow2d(const Problem& p, Narrow2dParams* np);
 

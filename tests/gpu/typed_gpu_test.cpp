@@ -314,8 +314,9 @@ TEST(TypedGpu, ThroughThePublicApi) {
 
 // Planning alone (a model of the H100, no GPU needed): no view of a non-plain problem is a path
 // that ignores strides, types or scalars (rows, copy, the narrow kernel, the fused view, the
-// plain direct kernel), typed tiles carry their problem's operation and never 64-bit offsets,
-// and the last view takes pointers of any alignment (typed tiles have no piece-wise kernel).
+// plain direct kernel), typed tiles and narrow 2D tiles carry their problem's operation, typed
+// tiles never 64-bit offsets, and the last view takes pointers of any alignment (typed tiles
+// have no piece-wise kernel).
 TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
   std::mt19937_64 rng(test_seed("TypedPlanner.NonPlainProblemsNeverReachPlainPaths"));
   using namespace xpose::detail;
@@ -354,6 +355,10 @@ TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
       if (is_direct(k.choice.schema)) {
         EXPECT_TRUE(k.choice.general) << case_text(c);
         EXPECT_EQ(k.general.op.in_type, p.typed() ? p.in_type : XPOSE_TYPE_BYTES);
+      } else if (k.choice.narrow2d) {  // dense conversions without beta (narrow_plan.cpp)
+        EXPECT_TRUE(p.typed() && !p.strided && !p.reads_out()) << case_text(c);
+        EXPECT_EQ(k.narrow2d.op.in_type, p.in_type) << case_text(c);
+        EXPECT_EQ(k.narrow2d.op.out_type, p.out_type) << case_text(c);
       } else {
         EXPECT_EQ(k.tiled.op.in_type, p.typed() ? p.in_type : XPOSE_TYPE_BYTES);
         EXPECT_EQ(k.tiled.op.out_type, p.typed() ? p.out_type : XPOSE_TYPE_BYTES);
@@ -510,6 +515,42 @@ TEST(TypedGpu, LargerProblemsTakeTiles) {
           << case_text(c) << "\n" << desc;
       if (HasFailure()) return;
     }
+}
+
+// Dense conversions between floating types of 1 and 2 bytes, without beta: a forced Tiled plan
+// takes narrow2d.cu's tiles (its typed instantiations), full and
+// partial tiles, output runs that start at every offset a word allows (pointers shifted by
+// multiples of both element sizes), scaled or not; pointers off their element sizes take the
+// general kernel.
+TEST(TypedGpu, Narrow2dConversions) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.Narrow2dConversions"));
+  const xpose_type_t types[] = {XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F8_E5M2, XPOSE_TYPE_F16,
+                                XPOSE_TYPE_BF16};
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int>>> shapes = {
+      {{131, 300}, {1, 0}},       {{64, 700}, {1, 0}},            {{300, 3, 97}, {2, 1, 0}},
+      {{257, 5, 260}, {2, 0, 1}}, {{190, 3, 270, 2}, {2, 0, 3, 1}}, {{1000, 2, 700}, {2, 1, 0}}};
+  int taken = 0, planned = 0;
+  for (const xpose_type_t a : types)
+    for (const xpose_type_t b : types) {
+      for (size_t n = 0; n < shapes.size(); ++n) {
+        TypedCase c;
+        c.extents = shapes[n].first, c.perm = shapes[n].second;
+        c.in_type = a, c.out_type = b, c.elem_size = type_size(a);
+        c.alpha[0] = a == b || rng() % 2 ? -1.5 : 1;
+        c.layout = n == 2 ? XPOSE_ROW_MAJOR : XPOSE_COL_MAJOR;
+        const size_t step = std::max(type_size(a), type_size(b));
+        const size_t shift = rng() % 3 == 0 ? 1 + rng() % 3 : step * (rng() % 4);
+        std::string desc;
+        EXPECT_EQ(check_typed(c, "tiled", shift, rng, &desc), XPOSE_SUCCESS);
+        ++planned;
+        if (desc.substr(0, desc.find('\n')).find("narrow2d") != std::string::npos) ++taken;
+        if (HasFailure()) return;
+      }
+    }
+  // The shapes' input runs hold at least 64 bytes and output dims 256 of either type: every
+  // forced plan for aligned pointers is narrow2d's.
+  EXPECT_EQ(taken, planned);
 }
 
 }  // namespace
