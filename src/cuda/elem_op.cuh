@@ -72,6 +72,17 @@ __device__ __forceinline__ C load_value(typename cvt::FormatOf<T>::type::Bits x)
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(static_cast<unsigned short>(x)));
     const uint32_t nan = (static_cast<uint32_t>(x & 0x8000u) << 16) | 0x7fc00000u;
     return (x & 0x7fffu) > 0x7c00u ? __uint_as_float(nan) : f;
+  } else if constexpr (std::is_same_v<C, float> && T == XPOSE_TYPE_F8_E5M2) {
+    // E5M2 is the top byte of an f16 (the same exponent): widened exactly as that f16.
+    return load_value<XPOSE_TYPE_F16, C>(static_cast<uint16_t>(x << 8));
+  } else if constexpr (std::is_same_v<C, float> && T == XPOSE_TYPE_F8_E4M3) {
+    // Exactly to f16 (which holds every E4M3 value), then to f32; S.1111.111 is E4M3's NaN.
+    uint32_t h2;
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(static_cast<unsigned short>(x)));
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(static_cast<unsigned short>(h2)));
+    const uint32_t nan = (static_cast<uint32_t>(x & 0x80u) << 24) | 0x7fc00000u;
+    return (x & 0x7fu) == 0x7fu ? __uint_as_float(nan) : f;
   } else {
     return cvt::load_as<T, C>(x);
   }
