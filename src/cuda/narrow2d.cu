@@ -1,6 +1,6 @@
 // Narrow 2D tiles (params.hpp, Narrow2dParams): the Tiled schema where each run is one dimension,
-// for plain elements of 1 and 2 bytes and for dense conversions (and scalings) between floating
-// types of 1 and 2 bytes. A tile is the input run (input dim 0) x the
+// for plain elements of 1 and 2 bytes and for dense conversions (and scalings) from floating
+// types of 1 and 2 bytes to those or to f32. A tile is the input run (input dim 0) x the
 // output run (the output's dim 0); every other dimension is a grid dimension. Per tile, one
 // block:
 // - load: the aligned 4-byte words that cover each row (input run) go by cp.async into shared
@@ -221,6 +221,7 @@ cudaError_t launch_from(const Narrow2dParams& p, const uint8_t* in, uint8_t* out
     case XPOSE_TYPE_F8_E5M2: return launch_pair<In, XPOSE_TYPE_F8_E5M2>(p, in, out, s, grid);
     case XPOSE_TYPE_F16: return launch_pair<In, XPOSE_TYPE_F16>(p, in, out, s, grid);
     case XPOSE_TYPE_BF16: return launch_pair<In, XPOSE_TYPE_BF16>(p, in, out, s, grid);
+    case XPOSE_TYPE_F32: return launch_pair<In, XPOSE_TYPE_F32>(p, in, out, s, grid);
     default: return cudaErrorInvalidValue;
   }
 }

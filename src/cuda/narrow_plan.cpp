@@ -108,16 +108,17 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
 
 namespace {
 
-// Typed problems narrow2d.cu converts: dense, without beta, between floating types of 1 and 2
-// bytes (narrow2d.cu's ConvertMove instantiations). With an f32 side they ran 0.51-0.88x
-// (f32 -> bf16) and 0.67-1.33x (f16 -> f32) of the typed tiles, which group f32 elements and
-// pipeline their loads (session 18, docs/perf/typed-h100.md).
+// Typed problems narrow2d.cu converts: dense, without beta, from a floating type of 1 or 2
+// bytes to one of 1 or 2 bytes or to f32 (narrow2d.cu's ConvertMove instantiations). From f32
+// they ran 0.51-0.88x of the typed tiles (f32 -> bf16), which group f32 elements and pipeline
+// their loads (session 18, docs/perf/typed-h100.md).
 bool narrow2d_converts(const Problem& p) {
   const auto narrow = [](xpose_type_t t) {
     return t == XPOSE_TYPE_F8_E4M3 || t == XPOSE_TYPE_F8_E5M2 || t == XPOSE_TYPE_F16 ||
            t == XPOSE_TYPE_BF16;
   };
-  return p.typed() && !p.strided && !p.reads_out() && narrow(p.in_type) && narrow(p.out_type);
+  return p.typed() && !p.strided && !p.reads_out() && narrow(p.in_type) &&
+         (narrow(p.out_type) || p.out_type == XPOSE_TYPE_F32);
 }
 
 }  // namespace
@@ -132,8 +133,10 @@ bool takes_narrow2d(const Problem& p, int a, int c) {
   // along it. Others ran 0.63-0.99x of the narrow kernel on the dtypes suite and fresh cases,
   // where their partial words at both ends of every output run, or half-empty tiles, cost more
   // than the narrow kernel's phases (session 17, docs/perf/narrow-h100.md). Conversions: full
-  // tiles along the output dim ((71, 71, 71, 71) bf16 -> e4m3, one tile of 71, ran 0.85x).
-  if (!p.plain()) return e1 * eo >= kNarrow2dOutBytes;
+  // tiles along the output dim ((71, 71, 71, 71) bf16 -> e4m3, one tile of 71, ran 0.85x), and
+  // f32 outputs in runs of whole sectors (output dim 0 a multiple of 8): f16 -> f32 ran 1.15-1.33x
+  // of the typed tiles on those and 0.67-0.95x on the others (session 18).
+  if (!p.plain()) return e1 * eo >= kNarrow2dOutBytes && (eo < 4 || e1 % 8 == 0);
   return es == 1 || (e1 % 2 == 0 && e1 * es >= kNarrow2dOutBytes);
 }
 

@@ -192,8 +192,8 @@ struct NarrowParams {
 
 // Narrow 2D tiles (narrow2d.cu): the Tiled schema where each run is one dimension (input dim 0
 // by ti elements, the output's dim 0, input dim perm[0], by tj), every other dimension in the
-// grid, for plain elements of 1 and 2 bytes and dense typed problems without beta between
-// floating types of 1 and 2 bytes (narrow_plan.cpp narrow2d_converts). A block takes a
+// grid, for plain elements of 1 and 2 bytes and dense typed problems without beta from floating
+// types of 1 and 2 bytes to those or to f32 (narrow_plan.cpp narrow2d_converts). A block takes a
 // tile at a time: its rows (input runs) are loaded by 4-byte cp.async as the aligned words that
 // cover them, row r at any byte shift into plane r % (4 / EO) (EO: output element bytes; so
 // that lanes gathering the rows of consecutive output words read distinct banks), and each
