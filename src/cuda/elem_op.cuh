@@ -183,6 +183,18 @@ struct TypedOp {
       return store_value<Out, C>(r);
     }
   }
+
+  // apply for a real `In` where op.accumulate is 0 and op.scale is S, both known to the caller
+  // (narrow2d.cu: ~37 instructions an element with both tested, f16 -> bf16).
+  template <ScaleIs S>
+  __device__ __forceinline__ static out_t convert(const ElemOp& op, in_t x) {
+    static_assert(is_real_type(In) && S != ScaleIs::Unknown);
+    const C xc = load_value<In, C>(x);
+    if constexpr (S == ScaleIs::On)
+      return store_value<Out, C>(cvt::axpby<true, false>(static_cast<C>(op.alpha[0]), xc, C{}, xc));
+    else
+      return store_value<Out, C>(xc);
+  }
 };
 
 // table[in][out] = &F<In, Out>::fn for the pairs of has_op whose input is in part `Part` (null

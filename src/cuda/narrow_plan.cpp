@@ -189,7 +189,12 @@ void build_narrow2d(const Problem& p, Narrow2dParams* np) {
       np->grid[0].count.d > np->grid[1].count.d)
     std::swap(np->grid[0], np->grid[1]);
   np->num_tiles = 1;
-  for (int k = 0; k < np->n_grid; ++k) np->num_tiles *= static_cast<int64_t>(np->grid[k].count.d);
+  np->split = np->out_row % 4 != 0;
+  for (int k = 0; k < np->n_grid; ++k) {
+    np->num_tiles *= static_cast<int64_t>(np->grid[k].count.d);
+    if (np->grid[k].slot == 1) np->run_grid = k;
+    if (np->grid[k].out_step * g.out_esize % 4 != 0) np->split = 1;
+  }
 }
 
 }  // namespace xpose::detail

@@ -198,8 +198,10 @@ struct NarrowParams {
 // cover them, row r at any byte shift into plane r % (4 / EO) (EO: output element bytes; so
 // that lanes gathering the rows of consecutive output words read distinct banks), and each
 // aligned 4-byte word of an output run is gathered (and converted) from its 4 / EO rows and
-// stored whole; the partial words at the runs' two ends follow, a thread each. Tiles of
-// 128 x 256 bytes (input run x output run), 256 threads; the launch takes a block per tile.
+// stored whole; the partial words at the runs' two ends follow, a thread each (where runs start
+// off words, tiles after the first along them load K rows of halo and write the word across
+// their start). Tiles of 128 x 256 bytes (input run x output run), 256 threads; the launch
+// takes a block per tile.
 inline constexpr int kNarrow2dThreads = 256;
 inline constexpr int kNarrow2dInBytes = 128;   // bytes of a full tile's input run
 inline constexpr int kNarrow2dOutBytes = 256;  // bytes of a full tile's output run
@@ -209,7 +211,7 @@ inline constexpr int kNarrow2dMinBytes = 64;
 // bytes for output elements of `es` bytes (a row per output-run element).
 inline constexpr int kNarrow2dRowWords = kNarrow2dInBytes / 4 + 1;
 constexpr int narrow2d_smem_bytes(int es) {
-  return kNarrow2dRowWords * 4 * kNarrow2dOutBytes / es;
+  return kNarrow2dRowWords * 4 * (kNarrow2dOutBytes + 4) / es;  // 4 / es rows of halo
 }
 
 struct Narrow2dParams {
@@ -222,6 +224,8 @@ struct Narrow2dParams {
   int32_t slot_tile[2] = {1, 1};
   int32_t n_grid = 0;
   int64_t num_tiles = 0;
+  int32_t run_grid = -1;  // the grid dim of dim perm[0]'s tiles (slot 1); -1: one tile
+  int32_t split = 0;      // output runs start off 4-byte words at aligned pointers
   ElemOp op;  // typed problems (in_type BYTES: a plain move of elements of elem_size bytes)
   GridDim grid[kMaxGridDims];
 };

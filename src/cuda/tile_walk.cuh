@@ -17,9 +17,12 @@ struct TileBase {
 };
 
 // The tile at position `rest` of the walk over `grid` (fastest first): its bases and the limits
-// of its blocked slots (the tile extent, or what is left of the dimension at its edge).
+// of its blocked slots (the tile extent, or what is left of the dimension at its edge); `at1`,
+// when given, receives the tile's position along the dimension of blocked slot 1 (left as it
+// was when slot 1 is not blocked).
 __device__ __forceinline__ TileBase walk_tile(const GridDim* grid, int n_grid,
-                                              const int32_t* slot_tile, uint64_t rest) {
+                                              const int32_t* slot_tile, uint64_t rest,
+                                              uint64_t* at1 = nullptr) {
   TileBase b;
   b.lim0 = static_cast<uint32_t>(slot_tile[0]);
   b.lim1 = static_cast<uint32_t>(slot_tile[1]);
@@ -34,6 +37,7 @@ __device__ __forceinline__ TileBase walk_tile(const GridDim* grid, int n_grid,
       const int64_t left = g.extent - c * g.tile;
       const uint32_t lim = static_cast<uint32_t>(left < g.tile ? left : g.tile);
       if (g.slot == 0) b.lim0 = lim; else b.lim1 = lim;
+      if (at1 && g.slot == 1) *at1 = static_cast<uint64_t>(c);
     }
   }
   return b;
