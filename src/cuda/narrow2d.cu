@@ -132,15 +132,12 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
   // Whether output runs may start off 4-byte words (never for 4-byte output elements).
   const bool split = EO < 4 && (p.split || (reinterpret_cast<uintptr_t>(out) & 3u));
   for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-    uint64_t c1 = 0;  // the tile's position along the output runs
+    uint64_t c1 = 0;  // the tile's position along the output runs (0 of 1 when not blocked)
     const TileBase b = walk_tile(p.grid, p.n_grid, p.slot_tile, static_cast<uint64_t>(tile), &c1);
     const int vi = static_cast<int>(b.lim0), vj = static_cast<int>(b.lim1);
     // Halo rows and the words that straddle the tile's ends (above).
-    bool halo = false, last = true;
-    if (split && p.run_grid >= 0) {
-      halo = c1 > 0;
-      last = c1 + 1 == p.grid[p.run_grid].count.d;
-    }
+    const bool halo = split && c1 > 0;
+    const bool last = !split || static_cast<int64_t>(c1) + 1 == p.run_tiles;
     const int r0 = halo ? -T::K : 0;
     const uint8_t* tin = in + b.in * EI;
     uint8_t* tout = out + b.out * EO;

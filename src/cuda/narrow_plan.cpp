@@ -192,7 +192,7 @@ void build_narrow2d(const Problem& p, Narrow2dParams* np) {
   np->split = np->out_row % 4 != 0;
   for (int k = 0; k < np->n_grid; ++k) {
     np->num_tiles *= static_cast<int64_t>(np->grid[k].count.d);
-    if (np->grid[k].slot == 1) np->run_grid = k;
+    if (np->grid[k].slot == 1) np->run_tiles = static_cast<int64_t>(np->grid[k].count.d);
     if (np->grid[k].out_step * g.out_esize % 4 != 0) np->split = 1;
   }
 }

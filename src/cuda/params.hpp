@@ -224,7 +224,7 @@ struct Narrow2dParams {
   int32_t slot_tile[2] = {1, 1};
   int32_t n_grid = 0;
   int64_t num_tiles = 0;
-  int32_t run_grid = -1;  // the grid dim of dim perm[0]'s tiles (slot 1); -1: one tile
+  int64_t run_tiles = 1;  // tiles along dim perm[0] (the output runs)
   int32_t split = 0;      // output runs start off 4-byte words at aligned pointers
   ElemOp op;  // typed problems (in_type BYTES: a plain move of elements of elem_size bytes)
   GridDim grid[kMaxGridDims];
