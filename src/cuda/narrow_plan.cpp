@@ -157,6 +157,7 @@ void make_narrow2d(const Problem& p, Choice* c) {
   const auto [ti, tj] = narrow2d_tile(p);
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
   c->narrow2d = true;
+  c->predicted *= kNarrow2dFactor;
   c->threads = kNarrow2dThreads;
   c->in_run = ti;
   c->out_run = tj;
