@@ -129,15 +129,15 @@ bool takes_narrow2d(const Problem& p, int a, int c) {
   const auto es = static_cast<int64_t>(p.elem_size), eo = static_cast<int64_t>(p.out_elem());
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
   if (e0 * es < kNarrow2dMinBytes || e1 * eo < kNarrow2dMinBytes) return false;
-  // Plain 2-byte elements: output runs of whole words (an even output dim 0) and full tiles
-  // along it. Others ran 0.63-0.99x of the narrow kernel on the dtypes suite and fresh cases,
-  // where their partial words at both ends of every output run, or half-empty tiles, cost more
-  // than the narrow kernel's phases (session 17, docs/perf/narrow-h100.md). Conversions: full
-  // tiles along the output dim ((71, 71, 71, 71) bf16 -> e4m3, one tile of 71, ran 0.85x), and
-  // f32 outputs in runs of whole sectors (output dim 0 a multiple of 8): f16 -> f32 ran 1.15-1.33x
-  // of the typed tiles on those and 0.67-0.95x on the others (session 18).
-  if (!p.plain()) return e1 * eo >= kNarrow2dOutBytes && (eo < 4 || e1 % 8 == 0);
-  return es == 1 || (e1 % 2 == 0 && e1 * es >= kNarrow2dOutBytes);
+  // Plain elements: any such runs. Session 17 kept 2-byte output dims that were odd (partial
+  // words at both ends of every output run) or under 256 bytes (half-empty tiles) on the narrow
+  // kernel, where they ran 0.63-0.99x; with halo rows (session 18) and rows loaded by walks
+  // (session 19), the 23 dtypes cases that rule excluded ran 1.06x faster in narrow2d
+  // (0.78-1.53x), and measure planning chose it on 22 (docs/perf/narrow-h100.md). Conversions:
+  // full tiles along the output dim ((71, 71, 71, 71) bf16 -> e4m3, one tile of 71, ran 0.85x),
+  // and f32 outputs in runs of whole sectors (output dim 0 a multiple of 8): f16 -> f32 ran
+  // 1.15-1.33x of the typed tiles on those and 0.67-0.95x on the others (session 18).
+  return p.plain() || (e1 * eo >= kNarrow2dOutBytes && (eo < 4 || e1 % 8 == 0));
 }
 
 namespace {
