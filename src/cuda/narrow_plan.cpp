@@ -134,10 +134,12 @@ bool takes_narrow2d(const Problem& p, int a, int c) {
   // kernel, where they ran 0.63-0.99x; with halo rows (session 18) and rows loaded by walks
   // (session 19), the 23 dtypes cases that rule excluded ran 1.06x faster in narrow2d
   // (0.78-1.53x), and measure planning chose it on 22 (docs/perf/narrow-h100.md). Conversions:
-  // full tiles along the output dim ((71, 71, 71, 71) bf16 -> e4m3, one tile of 71, ran 0.85x),
-  // and f32 outputs in runs of whole sectors (output dim 0 a multiple of 8): f16 -> f32 ran
-  // 1.15-1.33x of the typed tiles on those and 0.67-0.95x on the others (session 18).
-  return p.plain() || (e1 * eo >= kNarrow2dOutBytes && (eo < 4 || e1 % 8 == 0));
+  // f32 outputs in runs of whole sectors (output dim 0 a multiple of 8): f16 -> f32 ran
+  // 1.15-1.33x of the typed tiles on those and 0.67-0.95x on the others (session 18). Output
+  // dims under a tile, which session 18 left to the typed tiles ((71, 71, 71, 71) bf16 -> e4m3,
+  // one tile of 71, ran 0.85x then), ran 1.26-1.35x faster in narrow2d after the walk (16 fresh
+  // problems with output dims of 32-127; (71, 71, 71, 71) 0.87-1.26x; session 19).
+  return p.plain() || eo < 4 || e1 % 8 == 0;
 }
 
 namespace {

@@ -531,7 +531,8 @@ TEST(TypedGpu, Narrow2dConversions) {
                                XPOSE_TYPE_BF16, XPOSE_TYPE_F32};
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int>>> shapes = {
       {{131, 304}, {1, 0}},       {{64, 700}, {1, 0}},            {{296, 3, 97}, {2, 1, 0}},
-      {{257, 5, 260}, {2, 0, 1}}, {{190, 3, 272, 2}, {2, 0, 3, 1}}, {{1000, 2, 700}, {2, 1, 0}}};
+      {{257, 5, 260}, {2, 0, 1}}, {{190, 3, 272, 2}, {2, 0, 3, 1}}, {{1000, 2, 700}, {2, 1, 0}},
+      {{200, 3, 40}, {2, 0, 1}},  {{150, 2, 90}, {2, 1, 0}}};
   for (const xpose_type_t a : ins)
     for (const xpose_type_t b : outs)
       for (size_t n = 0; n < shapes.size(); ++n) {
@@ -544,15 +545,17 @@ TEST(TypedGpu, Narrow2dConversions) {
         const size_t shift = rng() % 3 == 0 ? 1 + rng() % 3 : step * (rng() % 4);
         std::string desc;
         EXPECT_EQ(check_typed(c, "tiled", shift, rng, &desc), XPOSE_SUCCESS);
-        // The shapes' input runs hold at least 64 bytes and output dims 256 of either type:
-        // every forced plan for aligned pointers is narrow2d's, but f32 outputs of dims that
-        // are not multiples of 8 elements.
+        // The shapes' input runs hold at least 64 bytes: every forced plan for aligned
+        // pointers is narrow2d's where the output dim holds 64 bytes, but f32 outputs of dims
+        // that are not multiples of 8 elements.
         const xpose_desc_t d = c.desc();
         Problem p;
         ASSERT_EQ(xpose::detail::make_problem_ex(c.rank(), c.extents.data(), c.perm.data(),
                                                  c.elem_size, &d, c.layout, &p),
                   XPOSE_SUCCESS);
-        const bool want = type_size(b) < 4 || p.extent[p.perm[0]] % 8 == 0;
+        const int64_t e1 = p.extent[p.perm[0]];
+        const bool want = static_cast<int64_t>(type_size(b)) * e1 >= 64 &&
+                          (type_size(b) < 4 || e1 % 8 == 0);
         EXPECT_EQ(desc.substr(0, desc.find('\n')).find("narrow2d") != std::string::npos, want)
             << case_text(c) << "\n" << desc;
         if (HasFailure()) return;
