@@ -111,9 +111,10 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np);
 // makes) whose input run ends in input dim a and output run in output dim c, and its block
 // (narrow_plan.cpp).
 bool takes_narrow2d(const Problem& p, int a, int c);
-// The narrow model predicts the narrow kernel's tiles of the same runs, and narrow2d.cu runs
-// those faster (1.08-1.15x in session 17, more since its loads walk rows): its candidate ranks
-// at 0.93 of that prediction. At 1.0 it lost ties to packed-split tiles of the same prediction
+// narrow2d's candidate carries the prediction of the tile it stands for (the narrow model's of
+// the narrow kernel's tile for plain elements, the typed tiles' for conversions), and
+// narrow2d.cu runs those runs faster (1.08-1.15x in session 17 against the narrow kernel, more
+// since its loads walk rows): it ranks at 0.93 of that prediction. At 1.0 it lost ties to packed-split tiles of the same prediction
 // that ran 5-17 % slower ((45, 270144) 2 B and its like); on 12 fresh 2-byte problems, measured
 // planning agreed within 5 % with 11 of its choices at 0.93 against 8 with a tie-break alone
 // (session 19, docs/perf/narrow-h100.md).
