@@ -129,7 +129,7 @@ std::string block_fields(const KernelSpec& s) {
   const auto num = [&](long long v) { f += std::to_string(v) + ","; };
   const auto div32 = [&](const FastDiv32& d) { num(d.d), num(d.m), num(d.s); };
   const auto div64 = [&](const FastDiv64& d) {
-    num(static_cast<long long>(d.d)), num(static_cast<long long>(d.m)), num(d.s);
+    num(static_cast<long long>(d.d)), num(static_cast<long long>(d.m)), num(d.s), num(d.m32);
   };
   num(s.log2_elem), num(s.smem_bytes);
   if (is_rows(s.choice.schema)) {

@@ -32,10 +32,12 @@ struct FastDiv32 {
   }
 };
 
-// 64-bit divisor: numerators must be < 2^63 (any linear index of a tensor).
+// 64-bit divisor: numerators must be < 2^63 (any linear index of a tensor). Divisors up to 2^31
+// also carry the 32-bit magic number (m32; 0 above), for div32 of numerators below 2^31: a tile
+// walk whose index fits in 32 bits divides in 3 instructions instead of ~20.
 struct FastDiv64 {
   uint64_t d = 1, m = 1;
-  uint32_t s = 0, pad_ = 0;
+  uint32_t s = 0, m32 = 0;
 
   static FastDiv64 make(uint64_t divisor) {
     FastDiv64 f;
@@ -44,7 +46,17 @@ struct FastDiv64 {
     const unsigned __int128 num = (static_cast<unsigned __int128>(1) << 64) *
                                   ((static_cast<unsigned __int128>(1) << f.s) - divisor);
     f.m = static_cast<uint64_t>(num / divisor + 1);
+    if (divisor <= (uint64_t{1} << 31)) f.m32 = FastDiv32::make(static_cast<uint32_t>(divisor)).m;
     return f;
+  }
+
+  // n < 2^31 and d <= 2^31 (m32 set): the same quotient as div.
+  XPOSE_HD uint32_t div32(uint32_t n) const {
+#if defined(__CUDA_ARCH__)
+    return (__umulhi(n, m32) + n) >> s;
+#else
+    return static_cast<uint32_t>(((static_cast<uint64_t>(n) * m32 >> 32) + n) >> s);
+#endif
   }
 
   XPOSE_HD uint64_t div(uint64_t n) const {

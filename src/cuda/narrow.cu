@@ -437,7 +437,7 @@ struct TileInfo : TileBase {
 template <int ES, Write W>
 __device__ __forceinline__ TileInfo tile_info(const NarrowParams& p, uint64_t t) {
   TileInfo i;
-  static_cast<TileBase&>(i) = walk_tile(p.grid, p.n_grid, p.slot_tile, t);
+  static_cast<TileBase&>(i) = walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_tiles, t);
   if (W == Write::Quads)  // quad words a column spans, at most
     i.units = device_div((run_bytes(p.wr, i) + 2 * kQuadWord<ES> - 2) / kQuadWord<ES>);
   return i;

@@ -134,7 +134,8 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
   const bool split = EO < 4 && (p.split || (reinterpret_cast<uintptr_t>(out) & 3u));
   for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
     uint64_t c1 = 0;  // the tile's position along the output runs (0 of 1 when not blocked)
-    const TileBase b = walk_tile(p.grid, p.n_grid, p.slot_tile, static_cast<uint64_t>(tile), &c1);
+    const TileBase b = walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_tiles,
+                                 static_cast<uint64_t>(tile), &c1);
     const int vi = static_cast<int>(b.lim0), vj = static_cast<int>(b.lim1);
     // Halo rows and the words that straddle the tile's ends (above).
     const bool halo = split && c1 > 0;

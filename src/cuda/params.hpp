@@ -24,7 +24,7 @@ inline constexpr int kMaxTileVolume = kElemsPerThread * kMaxTileThreads;
 inline constexpr int kMaxTileSmemBytes = 40 * 1024;
 inline constexpr int kMaxTileStages = 4;
 // Static shared memory of the tile kernel besides its buffers (the decoded next tiles).
-inline constexpr int kTileStaticSmemBytes = 80;
+inline constexpr int kTileStaticSmemBytes = 160;
 // Typed tiles' shared memory per block with beta's staged old outputs (planner.cpp
 // typed_pipeline): two blocks of the small tiles per SM fit in it; their pipeline is then
 // kTypedDeepStages buffers deep where that many fit, else 2.

@@ -83,7 +83,7 @@ __device__ __forceinline__ void decode_positions(const TileDim* dims, int n, int
 __device__ __forceinline__ TileBase decode_tile(const TiledParams& p, int64_t tile) {
   uint64_t rest = static_cast<uint64_t>(tile);
   if (p.band_w.d > 1) rest = banded_tile(p, static_cast<uint32_t>(rest));
-  return walk_tile(p.grid, p.n_grid, p.slot_tile, rest);
+  return walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_tiles, rest);
 }
 
 // An element in pieces of 2^Piece bytes (Piece < log2 of its size: its address need only be a
@@ -333,7 +333,8 @@ __device__ __forceinline__ void wait_groups() {
 template <int S, class Op, class Off, class R = typename Op::in_t>
 __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* in,
                                                 typename Op::out_t* out, R* tile, int buf_elems,
-                                                const Positions<Off>& rd, TileBase* next) {
+                                                const Positions<Off>& rd, TileBase* next,
+                                                TileBase* first) {
   using T = typename Op::in_t;
   // Grouped reads: the blocked slot along dim 0 (if any) is limited in groups.
   constexpr uint32_t kGroup = sizeof(R) / sizeof(T);
@@ -354,12 +355,22 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* i
   const int old_elems = kElemsPerThread * static_cast<int>(blockDim.x);
   Positions<Off> wr;
   if constexpr (!Op::kPlain) decode_positions(p.out, p.n_out, p.write_volume, p.out_step, wr);
+  // The first tiles are walked by thread 0 and handed over in `first`: walked by every warp,
+  // they were a third of the instructions of a block that moves two tiles (4 MB).
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+      const int64_t ts = t + static_cast<int64_t>(s) * gridDim.x;
+      if (ts < p.num_tiles) first[s] = decode_tile(p, ts);
+    }
+  }
+  __syncthreads();
   TileBase b[S - 1];
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
     const int64_t ts = t + static_cast<int64_t>(s) * gridDim.x;
     if (ts < p.num_tiles) {
-      b[s] = decode_tile(p, ts);
+      b[s] = first[s];
       issue_tile_loads(in, tile + s * buf_elems, read_base(b[s]), rd);
       if (old_async) issue_old_loads<Op>(p, out, olds + s * old_elems, b[s], wr);
     }
@@ -430,11 +441,12 @@ __device__ __forceinline__ void tiles_pipelined(const TiledParams& p, const R* i
 template <class Op, class Off, class R>
 __device__ __forceinline__ void typed_pipelined(const TiledParams& p, const R* in,
                                                 typename Op::out_t* out, R* tile, int buf_elems,
-                                                const Positions<Off>& rd, TileBase* next) {
+                                                const Positions<Off>& rd, TileBase* next,
+                                                TileBase* first) {
   if (p.stages >= kTypedDeepStages)
-    tiles_pipelined<kTypedDeepStages, Op>(p, in, out, tile, buf_elems, rd, next);
+    tiles_pipelined<kTypedDeepStages, Op>(p, in, out, tile, buf_elems, rd, next, first);
   else
-    tiles_pipelined<2, Op>(p, in, out, tile, buf_elems, rd, next);
+    tiles_pipelined<2, Op>(p, in, out, tile, buf_elems, rd, next, first);
 }
 
 // Typed tiles of 1- and 2-byte inputs read one element at a time (not grouped: odd leading
@@ -503,29 +515,32 @@ __global__ void __launch_bounds__(MaxThreads, kMaxTileThreads / MaxThreads)
   using T = typename Op::in_t;
   extern __shared__ uint4 smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);
-  __shared__ TileBase next[3];  // tiles_pipelined (two), typed_tiles_through_registers
+  // tiles_pipelined: the next tiles (two) and the first ones (from 3); typed_tiles_through_
+  // registers: three.
+  __shared__ TileBase next[3 + kMaxTileStages - 1];
   static_assert(sizeof(next) <= kTileStaticSmemBytes, "the planner counts this shared memory");
+  TileBase* const first = next + 3;
   Positions<Off> rd;
   decode_positions(p.in, p.n_in, Op::kPlain ? p.volume : p.read_volume, p.in_step, rd);
   if constexpr (!Op::kPlain && sizeof(T) < 4) {
     if (p.group_slot != kNoGroup) {  // whole groups of elements, pipelined like wide ones
       typed_pipelined<Op>(p, reinterpret_cast<const uint32_t*>(in), out,
                           reinterpret_cast<uint32_t*>(smem_raw),
-                          p.buffer_elems / static_cast<int>(4 / sizeof(T)), rd, next);
+                          p.buffer_elems / static_cast<int>(4 / sizeof(T)), rd, next, first);
     } else {
       Positions<Off> wr;
       decode_positions(p.out, p.n_out, p.write_volume, p.out_step, wr);
       typed_tiles_through_registers<Op>(p, in, out, tile, rd, wr, next);
     }
   } else if constexpr (!Op::kPlain) {
-    typed_pipelined<Op>(p, in, out, tile, p.buffer_elems, rd, next);
+    typed_pipelined<Op>(p, in, out, tile, p.buffer_elems, rd, next, first);
   } else if constexpr (sizeof(T) >= 4 && (1 << Piece) == sizeof(T)) {
     if (p.stages >= 4)
-      tiles_pipelined<4, Op>(p, in, out, tile, p.buffer_elems, rd, next);
+      tiles_pipelined<4, Op>(p, in, out, tile, p.buffer_elems, rd, next, first);
     else if (p.stages == 3)
-      tiles_pipelined<3, Op>(p, in, out, tile, p.buffer_elems, rd, next);
+      tiles_pipelined<3, Op>(p, in, out, tile, p.buffer_elems, rd, next, first);
     else
-      tiles_pipelined<2, Op>(p, in, out, tile, p.buffer_elems, rd, next);
+      tiles_pipelined<2, Op>(p, in, out, tile, p.buffer_elems, rd, next, first);
   } else {
     Positions<Off> wr;
     decode_positions(p.out, p.n_out, p.volume, p.out_step, wr);

@@ -19,28 +19,46 @@ struct TileBase {
 // The tile at position `rest` of the walk over `grid` (fastest first): its bases and the limits
 // of its blocked slots (the tile extent, or what is left of the dimension at its edge); `at1`,
 // when given, receives the tile's position along the dimension of blocked slot 1 (left as it
-// was when slot 1 is not blocked).
-__device__ __forceinline__ TileBase walk_tile(const GridDim* grid, int n_grid,
-                                              const int32_t* slot_tile, uint64_t rest,
-                                              uint64_t* at1 = nullptr) {
+// was when slot 1 is not blocked). Idx: the walk's index arithmetic.
+template <class Idx>
+__device__ __forceinline__ TileBase walk_tile_as(const GridDim* grid, int n_grid,
+                                                 const int32_t* slot_tile, Idx rest,
+                                                 uint64_t* at1) {
   TileBase b;
   b.lim0 = static_cast<uint32_t>(slot_tile[0]);
   b.lim1 = static_cast<uint32_t>(slot_tile[1]);
   for (int k = 0; k < n_grid; ++k) {
     const GridDim& g = grid[k];
-    const uint64_t q = g.count.div(rest);
-    const int64_t c = static_cast<int64_t>(rest - q * g.count.d);
+    Idx q;
+    if constexpr (sizeof(Idx) == 4)
+      q = g.count.div32(rest);
+    else
+      q = g.count.div(rest);
+    const Idx c = rest - q * static_cast<Idx>(g.count.d);
     rest = q;
-    b.in += c * g.in_step;
-    b.out += c * g.out_step;
+    b.in += static_cast<int64_t>(c) * g.in_step;
+    b.out += static_cast<int64_t>(c) * g.out_step;
     if (g.slot >= 0) {
-      const int64_t left = g.extent - c * g.tile;
+      const int64_t left = g.extent - static_cast<int64_t>(c) * g.tile;
       const uint32_t lim = static_cast<uint32_t>(left < g.tile ? left : g.tile);
       if (g.slot == 0) b.lim0 = lim; else b.lim1 = lim;
       if (at1 && g.slot == 1) *at1 = static_cast<uint64_t>(c);
     }
   }
   return b;
+}
+
+// The walk of a grid of `num_tiles` tiles. Below 2^31 tiles every count fits 32 bits
+// (FastDiv64::div32): the walk is a 32-bit division per grid dimension instead of a 64-bit one
+// (~20 instructions, ~55 with its operands; at 1-16 MB a block moves 1-8 tiles, and every warp
+// walked its first tile: a third of the tile kernel's instructions at 4 MB,
+// docs/perf/middle-h100.md).
+__device__ __forceinline__ TileBase walk_tile(const GridDim* grid, int n_grid,
+                                              const int32_t* slot_tile, int64_t num_tiles,
+                                              uint64_t rest, uint64_t* at1 = nullptr) {
+  if (num_tiles <= (int64_t{1} << 31))
+    return walk_tile_as<uint32_t>(grid, n_grid, slot_tile, static_cast<uint32_t>(rest), at1);
+  return walk_tile_as<uint64_t>(grid, n_grid, slot_tile, rest, at1);
 }
 
 // Whether coordinates packed as (slot1 << 16) | slot0 lie inside the tile's limits.
