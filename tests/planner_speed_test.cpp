@@ -123,7 +123,7 @@ TEST(CudaPlanSpeed, Rank8HostPlanCreation) {
   EXPECT_LT(median, 2000.0);
 }
 
-// Every field of a kernel spec's block in use (rows or tiled), arrays whole.
+// Every field of a kernel spec's block in use (rows, 2D tiles or tiled), arrays whole.
 std::string block_fields(const KernelSpec& s) {
   std::string f;
   const auto num = [&](long long v) { f += std::to_string(v) + ","; };
@@ -138,6 +138,17 @@ std::string block_fields(const KernelSpec& s) {
     for (const RowDim& d : r.dim) div64(d.extent), num(d.in_stride), num(d.out_stride);
     return f;
   }
+  const auto grid = [&](const GridDim& d) {
+    div64(d.count), num(d.in_step), num(d.out_step), num(d.extent), num(d.tile), num(d.slot);
+  };
+  if (s.choice.narrow2d) {
+    const Narrow2dParams& n = s.narrow2d;
+    num(n.ti), num(n.tj), num(n.in_row), num(n.out_row), num(n.in_bytes), num(n.slot_tile[0]);
+    num(n.slot_tile[1]), num(n.n_grid), num(n.num_tiles), num(n.run_tiles), num(n.split);
+    num(n.op.in_type), num(n.op.out_type);
+    for (const GridDim& d : n.grid) grid(d);
+    return f;
+  }
   const TiledParams& t = s.tiled;
   num(t.n_in), num(t.n_out), num(t.n_grid), num(t.volume), num(t.wide), num(t.buffer_elems);
   num(t.stages), num(t.slot_tile[0]), num(t.slot_tile[1]), num(t.num_tiles);
@@ -145,9 +156,7 @@ std::string block_fields(const KernelSpec& s) {
   num(t.band_last_start), num(t.band_g0);
   for (const TileDim& d : t.in) div32(d.extent), num(d.smem_stride), num(d.slot), num(d.stride);
   for (const TileDim& d : t.out) div32(d.extent), num(d.smem_stride), num(d.slot), num(d.stride);
-  for (const GridDim& d : t.grid) {
-    div64(d.count), num(d.in_step), num(d.out_step), num(d.extent), num(d.tile), num(d.slot);
-  }
+  for (const GridDim& d : t.grid) grid(d);
   return f;
 }
 

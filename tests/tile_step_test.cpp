@@ -8,9 +8,11 @@
 #ifdef XPOSE_HAVE_CUDA
 
 #include <algorithm>
+#include <random>
 #include <vector>
 
 #include "core/problem.hpp"
+#include "cuda/fast_div.hpp"
 #include "cuda/planner.hpp"
 #include "fake_device.hpp"
 #include "reference.hpp"
@@ -65,13 +67,13 @@ bool check_side(const TileDim* dims, int n, int volume, int threads, const TileS
 using xpose_test::problem;
 
 // Calls visit(p, c, tiled parameter block, description) for every tile-kernel candidate (not
-// rows, narrow or direct) of the problem.
+// rows, narrow, 2D tiles or direct) of the problem.
 template <class Visit>
 void for_each_tiled(const Problem& p, const DeviceInfo& dev, Visit visit) {
   std::vector<Choice> all;
   enumerate_choices(p, dev, nullptr, &all);
   for (const Choice& c : all) {
-    if (is_rows(c.schema) || c.narrow || is_direct(c.schema)) continue;
+    if (is_rows(c.schema) || c.narrow || c.narrow2d || is_direct(c.schema)) continue;
     KernelSpec spec;
     build_spec(p, c, &spec);
     visit(c, spec.tiled, p.to_string() + ": " + summarize(p, c));
@@ -135,13 +137,40 @@ TEST(TileLayout, SlotsAreDistinctAndWriteStrideOdd) {
 }
 
 // The matrix transposes of the L2-resident middle (1-16 MiB) step linearly on both sides.
+// The tile walks' 32-bit division (below 2^31 tiles) gives div's quotient for every divisor up
+// to 2^31 and numerator below 2^31; larger divisors carry no 32-bit magic.
+TEST(TileWalk, Div32MatchesDiv) {
+  std::mt19937_64 rng(12345);
+  std::vector<uint64_t> divisors = {1, 2, 3, 7, 32, 33, 1000, 65535, 65536, 65537,
+                                    (uint64_t{1} << 31) - 1, uint64_t{1} << 31};
+  for (int i = 0; i < 200; ++i) divisors.push_back(1 + rng() % (uint64_t{1} << (1 + rng() % 31)));
+  for (const uint64_t d : divisors) {
+    const FastDiv64 f = FastDiv64::make(d);
+    std::vector<uint32_t> ns = {0, 1, static_cast<uint32_t>(d - 1), static_cast<uint32_t>(d),
+                                (1u << 31) - 1};
+    for (int i = 0; i < 200; ++i) ns.push_back(static_cast<uint32_t>(rng() % (1u << 31)));
+    for (const uint32_t n : ns) {
+      if (n >= (1u << 31)) continue;
+      ASSERT_EQ(f.div32(n), n / d) << n << " / " << d;
+      ASSERT_EQ(f.div32(n), f.div(n)) << n << " / " << d;
+    }
+  }
+  EXPECT_EQ(FastDiv64::make((uint64_t{1} << 31) + 1).m32, 0u);
+}
+
 TEST(TileStep, PowerOfTwoMatricesAreLinear) {
   const DeviceInfo dev = xpose_test::fake_h100();
   for (const int64_t n : {512, 1024, 2048})
     for (const size_t es : {4, 8}) {
       const Problem p = problem({n, n}, {1, 0}, es);
-      Choice c;
-      ASSERT_TRUE(best_choice(p, dev, nullptr, &c));
+      // The tile kernel's best candidate (these problems rank wide2d.cu's tile first).
+      std::vector<Choice> all;
+      enumerate_choices(p, dev, nullptr, &all);
+      const auto it = std::find_if(all.begin(), all.end(), [](const Choice& x) {
+        return !x.narrow2d && !is_direct(x.schema);
+      });
+      ASSERT_NE(it, all.end());
+      const Choice c = *it;
       ASSERT_FALSE(is_rows(c.schema));
       KernelSpec spec;
       build_spec(p, c, &spec);

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "core/status.hpp"
@@ -25,6 +26,32 @@ using Elem = typename ElemOf<Log2>::type;
 
 // log2 of an element size (a power of two).
 constexpr int log2_of_size(size_t bytes) { return bytes <= 1 ? 0 : 1 + log2_of_size(bytes / 2); }
+
+// An element in pieces of 2^Piece bytes (Piece < log2 of its size: its address need only be a
+// multiple of the piece), assembled in registers.
+template <int Piece, class T>
+__device__ __forceinline__ T load_pieces(const T* p) {
+  using P = Elem<Piece>;
+  constexpr int kPieces = static_cast<int>(sizeof(T) / sizeof(P));
+  const P* src = reinterpret_cast<const P*>(p);
+  P piece[kPieces];
+#pragma unroll
+  for (int i = 0; i < kPieces; ++i) piece[i] = src[i];
+  T v;
+  memcpy(&v, piece, sizeof(T));
+  return v;
+}
+
+template <int Piece, class T>
+__device__ __forceinline__ void store_pieces(T* p, const T& v) {
+  using P = Elem<Piece>;
+  constexpr int kPieces = static_cast<int>(sizeof(T) / sizeof(P));
+  P piece[kPieces];
+  memcpy(piece, &v, sizeof(T));
+  P* dst = reinterpret_cast<P*>(p);
+#pragma unroll
+  for (int i = 0; i < kPieces; ++i) dst[i] = piece[i];
+}
 
 inline xpose_status_t launch_status(cudaError_t e, const char* kernel) {
   if (e == cudaSuccess) return XPOSE_SUCCESS;

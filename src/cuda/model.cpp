@@ -247,12 +247,16 @@ double Regression::predict(const BaseFeatures& b, int k, double launch_s, double
   return seconds_of(blend_z(b, k), launch_s, ideal_s);
 }
 
+// A candidate's kernel factor (Choice::factor) scales what the regression, fitted on the tile
+// kernel, predicts for its tile.
 double Regression::screen(const Choice& c) const {
-  return screen(base_features(c), model_class(c.schema), c.terms.launch_s, c.terms.ideal_s);
+  return c.factor *
+         screen(base_features(c), model_class(c.schema), c.terms.launch_s, c.terms.ideal_s);
 }
 
 double Regression::predict(const Choice& c) const {
-  return predict(base_features(c), model_class(c.schema), c.terms.launch_s, c.terms.ideal_s);
+  return c.factor *
+         predict(base_features(c), model_class(c.schema), c.terms.launch_s, c.terms.ideal_s);
 }
 
 std::vector<size_t> regression_order(const std::vector<double>& quad,

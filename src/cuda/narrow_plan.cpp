@@ -123,6 +123,12 @@ bool narrow2d_converts(const Problem& p) {
 
 }  // namespace
 
+// Plain elements of 4 bytes and more whose one-dim runs fill a warp (wide2d.cu), perm[0] != 0.
+bool wide2d_takes(const Problem& p) {
+  return p.plain() && p.elem_size >= 4 && p.perm[0] != 0 && p.extent[0] >= kWide2dTile &&
+         p.extent[p.perm[0]] >= kWide2dTile;
+}
+
 bool takes_narrow2d(const Problem& p, int a, int c) {
   if (a != 0 || c != 0 || p.perm[0] == 0) return false;
   if (!(p.plain() && p.elem_size <= 2) && !narrow2d_converts(p)) return false;
@@ -148,6 +154,9 @@ namespace {
 // (Dims cut evenly instead, in pieces of 16 bytes, ran 0.83-0.95x where that shortened the
 // output runs: (19365, 1291) 1 B, 256 -> 224.)
 std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p) {
+  if (wide2d_takes(p))
+    return {std::min<int64_t>(p.extent[0], kWide2dTile),
+            std::min<int64_t>(p.extent[p.perm[0]], kWide2dTile)};
   const auto es = static_cast<int64_t>(p.elem_size), eo = static_cast<int64_t>(p.out_elem());
   return {std::min<int64_t>(p.extent[0], kNarrow2dInBytes / es),
           std::min<int64_t>(p.extent[p.perm[0]], kNarrow2dOutBytes / eo)};
@@ -159,8 +168,9 @@ void make_narrow2d(const Problem& p, Choice* c) {
   const auto [ti, tj] = narrow2d_tile(p);
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
   c->narrow2d = true;
-  c->predicted *= kNarrow2dFactor;
-  c->threads = kNarrow2dThreads;
+  if (!wide2d_takes(p)) c->factor = kNarrow2dFactor;
+  c->predicted *= c->factor;
+  c->threads = wide2d_takes(p) ? kWide2dThreads : kNarrow2dThreads;
   c->in_run = ti;
   c->out_run = tj;
   c->tile_volume = ti * tj;

@@ -201,8 +201,11 @@ struct NarrowParams {
 // stored whole; the partial words at the runs' two ends follow, a thread each (where runs start
 // off words, tiles after the first along them load K rows of halo and write the word across
 // their start). Tiles of 128 x 256 bytes (input run x output run), 256 threads; the launch
-// takes a block per tile.
+// takes a block per tile. Plain elements of 4, 8 and 16 bytes take the same block in wide2d.cu:
+// tiles of kWide2dTile x kWide2dTile elements, kWide2dThreads threads.
 inline constexpr int kNarrow2dThreads = 256;
+inline constexpr int kWide2dTile = 32;      // elements of a wide2d tile's runs
+inline constexpr int kWide2dThreads = 256;
 inline constexpr int kNarrow2dInBytes = 128;   // bytes of a full tile's input run
 inline constexpr int kNarrow2dOutBytes = 256;  // bytes of a full tile's output run
 // The planner takes it where both run dims hold at least this many bytes.

@@ -168,6 +168,29 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     sink(two_d);
     ++count;
   }
+  // wide2d.cu's tile (plain elements of 4 bytes and more): the tiled kernel's tile of the same
+  // runs, costed as that tile and ranked at kWide2dL2Factor of it where the tensors fit in L2,
+  // kWide2dFactor above (planner.hpp); the tiled kernel's own tiles stay candidates beside it.
+  if (wide2d_takes(p) && !forced_in && !forced_out && !last_resort && !narrow &&
+      allowed(req, Schema::Tiled)) {
+    const int64_t ti = std::min<int64_t>(p.extent[0], kWide2dTile);
+    const int64_t tj = std::min<int64_t>(p.extent[p.perm[0]], kWide2dTile);
+    if (make_tile(g, 0, ti, 0, tj, &T, kind) && classify(p, T) == Schema::Tiled) {
+      Choice w;
+      w.schema = Schema::Tiled;
+      w.ta = ti, w.tc = tj;
+      w.in_run = T.in_run, w.out_run = T.out_run;
+      w.tile_volume = T.volume, w.num_tiles = T.num_tiles;
+      w.threads = kWide2dThreads;
+      cost_tiled(g, dev, T, 0, &w);
+      const bool l2 = dev.l2_bytes > 0 && 2.0 * static_cast<double>(p.bytes()) <=
+                                              kTune.l2_resident_share * dev.l2_bytes;
+      w.factor = l2 ? kWide2dL2Factor : kWide2dFactor;
+      make_narrow2d(p, &w);
+      sink(w);
+      ++count;
+    }
+  }
   return count;
 }
 
@@ -571,8 +594,8 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   } else if (c.narrow2d) {
     spec->narrow2d = Narrow2dParams{};
     build_narrow2d(p, &spec->narrow2d);
-    spec->smem_bytes =
-        static_cast<unsigned>(narrow2d_smem_bytes(static_cast<int>(p.out_elem())));
+    const int out_es = static_cast<int>(p.out_elem());  // wide2d.cu: static shared memory
+    spec->smem_bytes = wide2d_takes(p) ? 0u : static_cast<unsigned>(narrow2d_smem_bytes(out_es));
   } else if (c.narrow) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);
@@ -612,7 +635,7 @@ std::string summarize(const Problem& p, const Choice& c) {
   } else {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +
          " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads) +
-         (c.narrow2d ? std::string(" narrow2d")
+         (c.narrow2d ? std::string(wide2d_takes(p) ? " wide2d" : " narrow2d")
           : c.narrow ? std::string(" narrow")
                      : " S=" + std::to_string(c.stages));
     if (c.band > 0) s += " band=" + std::to_string(c.band);

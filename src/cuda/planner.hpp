@@ -61,6 +61,9 @@ struct Choice {
   int64_t tile_volume = 0, num_tiles = 0;
   unsigned grid = 0;
   double predicted = 0;               // seconds
+  // wide2d: its speed against the tile kernel on the tile it stands for, which every prediction
+  // of it is scaled by (the regression's too: it was fitted on the tile kernel)
+  double factor = 1;
   CostTerms terms;                    // the analytic model's pieces: the regression's features
   const Regression* model = nullptr;  // what predicted `predicted`; null: the analytic model
 };
@@ -111,6 +114,18 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np);
 // makes) whose input run ends in input dim a and output run in output dim c, and its block
 // (narrow_plan.cpp).
 bool takes_narrow2d(const Problem& p, int a, int c);
+// Whether narrow2d's candidates of `p` are wide2d.cu's (plain elements of 4 bytes and more whose
+// one-dim runs hold a warp's 32 elements).
+bool wide2d_takes(const Problem& p);
+// wide2d's candidate is the tile kernel's tile of the same one-dim runs (32 x 32 elements),
+// ranked at these factors of that tile's prediction: kWide2dL2Factor where both tensors fit in
+// the L2 share the analytic model calls resident (there wide2d ran that tile 1.3-1.7x faster,
+// graph-replayed: the tile kernel's setup was about half of its instructions), kWide2dFactor
+// above (1.00-1.10x there; against longer output runs, which the tile kernel takes for large
+// 4-byte problems, it ran 0.79-0.94x). Chosen among (0.6-0.7, 0.8-0.97) on fresh seeds: at 0.8
+// and 0.9 fresh large 4-byte problems lost up to 0.79x (session 20, docs/perf/middle-h100.md).
+inline constexpr double kWide2dL2Factor = 0.7;
+inline constexpr double kWide2dFactor = 0.97;
 // narrow2d's candidate carries the prediction of the tile it stands for (the narrow model's of
 // the narrow kernel's tile for plain elements, the typed tiles' for conversions), and
 // narrow2d.cu runs those runs faster (1.08-1.15x in session 17 against the narrow kernel, more
@@ -119,8 +134,9 @@ bool takes_narrow2d(const Problem& p, int a, int c);
 // planning agreed within 5 % with 11 of its choices at 0.93 against 8 with a tie-break alone
 // (session 19, docs/perf/narrow-h100.md).
 inline constexpr double kNarrow2dFactor = 0.93;
-// Makes a Tiled choice with one-dim runs narrow2d.cu's: its tile, threads and grid, ranked at
-// kNarrow2dFactor of its prediction.
+// Makes a Tiled choice with one-dim runs narrow2d.cu's (wide2d.cu's where wide2d_takes): its
+// tile, threads and grid, ranked at kNarrow2dFactor of its prediction (wide2d: c->factor, set
+// by the caller). Both take their block, Narrow2dParams, from build_narrow2d.
 void make_narrow2d(const Problem& p, Choice* c);
 void build_narrow2d(const Problem& p, Narrow2dParams* np);
 

@@ -86,32 +86,6 @@ __device__ __forceinline__ TileBase decode_tile(const TiledParams& p, int64_t ti
   return walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_tiles, rest);
 }
 
-// An element in pieces of 2^Piece bytes (Piece < log2 of its size: its address need only be a
-// multiple of the piece), assembled in registers.
-template <int Piece, class T>
-__device__ __forceinline__ T load_pieces(const T* p) {
-  using P = Elem<Piece>;
-  constexpr int kPieces = static_cast<int>(sizeof(T) / sizeof(P));
-  const P* src = reinterpret_cast<const P*>(p);
-  P piece[kPieces];
-#pragma unroll
-  for (int i = 0; i < kPieces; ++i) piece[i] = src[i];
-  T v;
-  memcpy(&v, piece, sizeof(T));
-  return v;
-}
-
-template <int Piece, class T>
-__device__ __forceinline__ void store_pieces(T* p, const T& v) {
-  using P = Elem<Piece>;
-  constexpr int kPieces = static_cast<int>(sizeof(T) / sizeof(P));
-  P piece[kPieces];
-  memcpy(piece, &v, sizeof(T));
-  P* dst = reinterpret_cast<P*>(p);
-#pragma unroll
-  for (int i = 0; i < kPieces; ++i) dst[i] = piece[i];
-}
-
 // Off: type of the tile-relative offsets (int32 unless the planner saw them overflow).
 // The cap of 64 registers (two blocks of 512 threads per SM) keeps enough loads in flight.
 // Read phase through registers (1- and 2-byte elements: cp.async moves 4 bytes at least; and

@@ -11,20 +11,23 @@
 
 namespace xpose::detail {
 
-struct TileBase {
-  int64_t in = 0, out = 0;  // elements from the tensors' starts
+// Base: the offsets' type (32 bits where the tensors have fewer than 2^31 elements: wide2d.cu).
+template <class Base>
+struct TileBaseOf {
+  Base in = 0, out = 0;  // elements from the tensors' starts
   uint32_t lim0 = 0, lim1 = 0;
 };
+using TileBase = TileBaseOf<int64_t>;
 
 // The tile at position `rest` of the walk over `grid` (fastest first): its bases and the limits
 // of its blocked slots (the tile extent, or what is left of the dimension at its edge); `at1`,
 // when given, receives the tile's position along the dimension of blocked slot 1 (left as it
 // was when slot 1 is not blocked). Idx: the walk's index arithmetic.
-template <class Idx>
-__device__ __forceinline__ TileBase walk_tile_as(const GridDim* grid, int n_grid,
-                                                 const int32_t* slot_tile, Idx rest,
-                                                 uint64_t* at1) {
-  TileBase b;
+template <class Idx, class Base = int64_t>
+__device__ __forceinline__ TileBaseOf<Base> walk_tile_as(const GridDim* grid, int n_grid,
+                                                         const int32_t* slot_tile, Idx rest,
+                                                         uint64_t* at1 = nullptr) {
+  TileBaseOf<Base> b;
   b.lim0 = static_cast<uint32_t>(slot_tile[0]);
   b.lim1 = static_cast<uint32_t>(slot_tile[1]);
   for (int k = 0; k < n_grid; ++k) {
@@ -36,11 +39,12 @@ __device__ __forceinline__ TileBase walk_tile_as(const GridDim* grid, int n_grid
       q = g.count.div(rest);
     const Idx c = rest - q * static_cast<Idx>(g.count.d);
     rest = q;
-    b.in += static_cast<int64_t>(c) * g.in_step;
-    b.out += static_cast<int64_t>(c) * g.out_step;
+    b.in += static_cast<Base>(c) * static_cast<Base>(g.in_step);
+    b.out += static_cast<Base>(c) * static_cast<Base>(g.out_step);
     if (g.slot >= 0) {
-      const int64_t left = g.extent - static_cast<int64_t>(c) * g.tile;
-      const uint32_t lim = static_cast<uint32_t>(left < g.tile ? left : g.tile);
+      const Base tile = static_cast<Base>(g.tile);
+      const Base left = static_cast<Base>(g.extent) - static_cast<Base>(c) * tile;
+      const uint32_t lim = static_cast<uint32_t>(left < tile ? left : tile);
       if (g.slot == 0) b.lim0 = lim; else b.lim1 = lim;
       if (at1 && g.slot == 1) *at1 = static_cast<uint64_t>(c);
     }

@@ -73,23 +73,64 @@ TEST(CudaPlanner, ModelPredictsNearCopyForLargeTranspose) {
   EXPECT_LE(ratio, 1.01);
 }
 
+// The tile kernel's first candidate (the analytic ranking), wide2d.cu's tiles aside.
+Choice tile_kernel_first(const Problem& p, const DeviceInfo& dev) {
+  std::vector<Choice> all;
+  enumerate_choices(p, dev, nullptr, &all, false);
+  for (const Choice& c : all)
+    if (!c.narrow2d) return c;
+  ADD_FAILURE() << p.to_string() << ": no tile kernel candidate";
+  return Choice{};
+}
+
 // Tensors that fit in L2 with their output (analytic.hpp l2_threads_exponent): smaller blocks,
 // more of them per SM; larger tensors keep the big blocks the DRAM model ranks first, and
 // 16-byte elements keep their choice.
 TEST(CudaPlanner, L2ResidentTensorsTakeSmallerBlocks) {
   const DeviceInfo dev = h100();
-  Choice mid, big;
-  ASSERT_TRUE(best_choice(problem({1024, 1024}, {1, 0}, 4), dev, nullptr, &mid, false));
-  ASSERT_TRUE(best_choice(problem({8192, 8192}, {1, 0}, 4), dev, nullptr, &big, false));
+  const Choice mid = tile_kernel_first(problem({1024, 1024}, {1, 0}, 4), dev);
+  const Choice big = tile_kernel_first(problem({8192, 8192}, {1, 0}, 4), dev);
   EXPECT_LE(mid.threads, 256);
   EXPECT_GT(big.threads, mid.threads);
   DeviceInfo no_l2 = dev;
   no_l2.l2_bytes = 0;  // unknown: no L2 term
-  Choice plain16, plain16_no_l2;
-  ASSERT_TRUE(best_choice(problem({256, 1024}, {1, 0}, 16), dev, nullptr, &plain16, false));
-  ASSERT_TRUE(best_choice(problem({256, 1024}, {1, 0}, 16), no_l2, nullptr, &plain16_no_l2, false));
+  const Choice plain16 = tile_kernel_first(problem({256, 1024}, {1, 0}, 16), dev);
+  const Choice plain16_no_l2 = tile_kernel_first(problem({256, 1024}, {1, 0}, 16), no_l2);
   EXPECT_EQ(plain16.threads, plain16_no_l2.threads);
   EXPECT_EQ(plain16.predicted, plain16_no_l2.predicted);
+}
+
+// wide2d.cu's tile (plain elements of 4-16 bytes, one-dim runs of >= 32 elements): ranked at
+// kWide2dL2Factor of the tile kernel's same tile in the L2 band, where it is the choice of
+// these square matrices, and at kWide2dFactor above it; never for dims under 32 elements.
+TEST(CudaPlanner, Wide2dTakesOneDimRunsOfAWarp) {
+  const DeviceInfo dev = h100();
+  for (const size_t es : {4, 8, 16}) {
+    const Problem p = problem({1024, 1024}, {1, 0}, es);
+    Choice c;
+    ASSERT_TRUE(best_choice(p, dev, nullptr, &c, false));
+    EXPECT_TRUE(c.narrow2d) << summarize(p, c);
+    EXPECT_EQ(c.factor, kWide2dL2Factor);
+    EXPECT_EQ(c.threads, kWide2dThreads);
+    EXPECT_EQ(c.in_run, kWide2dTile);
+    EXPECT_EQ(c.out_run, kWide2dTile);
+    EXPECT_NE(summarize(p, c).find("wide2d"), std::string::npos);
+    KernelSpec spec;
+    build_spec(p, c, &spec);
+    EXPECT_EQ(spec.smem_bytes, 0u);  // static shared memory
+    EXPECT_EQ(spec.narrow2d.num_tiles, (1024 / kWide2dTile) * (1024 / kWide2dTile));
+  }
+  std::vector<Choice> all;
+  enumerate_choices(problem({8192, 8192}, {1, 0}, 4), dev, nullptr, &all, false);
+  const auto w = std::find_if(all.begin(), all.end(), [](const Choice& c) { return c.narrow2d; });
+  ASSERT_NE(w, all.end());
+  EXPECT_EQ(w->factor, kWide2dFactor);
+  for (const auto& [ext, perm] : std::vector<std::pair<std::vector<int64_t>, std::vector<int>>>{
+           {{31, 100000}, {1, 0}}, {{100000, 31}, {1, 0}}, {{1000, 3000}, {0, 1}}}) {
+    enumerate_choices(problem(ext, perm, 4), dev, nullptr, &all, false);
+    for (const Choice& c : all) EXPECT_FALSE(c.narrow2d);
+  }
+  EXPECT_FALSE(wide2d_takes(problem({64, 64}, {1, 0}, 2)));
 }
 
 TEST(CudaPlanner, SpecsStayWithinLimits) {
@@ -121,8 +162,8 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     EXPECT_TRUE(p.bytes() > direct_max_bytes() || p.volume > direct_max_elems())
         << summarize(p, c[0]);
     EXPECT_EQ(c[0].narrow, es <= 2) << summarize(p, c[0]);
-    if (c[0].narrow2d) {  // narrow 2D tiles: a block per tile, no shared-memory opt-in
-      EXPECT_EQ(spec.smem_bytes, unsigned(narrow2d_smem_bytes(int(es))));
+    if (c[0].narrow2d) {  // 2D tiles: a block per tile, no shared-memory opt-in (wide2d: static)
+      EXPECT_EQ(spec.smem_bytes, es >= 4 ? 0u : unsigned(narrow2d_smem_bytes(int(es))));
       EXPECT_LE(spec.smem_bytes, 48u << 10);
       // A block a tile; past 2^31 - 1 tiles the blocks loop over them.
       EXPECT_EQ(int64_t{spec.choice.grid},
