@@ -177,11 +177,15 @@ void cost_tiled(const Geometry& g, const DeviceInfo& dev, const Tile& T, int for
   // The L2 band (analytic.hpp): the ranking's prediction only; the regression's features keep
   // the unscaled analytic time (it ranks the problems it covers by its own fit).
   const Problem& p = *g.p;
-  if (p.plain() && g.esize <= 8 && dev.l2_bytes > 0 &&
-      2.0 * static_cast<double>(p.bytes()) <= kTune.l2_resident_share * dev.l2_bytes) {
+  if (p.plain() && g.esize <= 8 && l2_resident(p, dev)) {
     c->terms.l2_factor = std::pow(threads / 256.0, kTune.l2_threads_exponent);
     c->predicted *= c->terms.l2_factor;
   }
+}
+
+bool l2_resident(const Problem& p, const DeviceInfo& dev) {
+  return dev.l2_bytes > 0 &&
+         2.0 * static_cast<double>(p.bytes()) <= kTune.l2_resident_share * dev.l2_bytes;
 }
 
 // Blocks of the narrow kernel resident on one SM: its registers (two blocks at least, its launch

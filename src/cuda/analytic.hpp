@@ -87,6 +87,9 @@ void cost_tiled(const cuda_tile::Geometry& g, const DeviceInfo& dev, const cuda_
 void cost_narrow(const cuda_tile::Geometry& g, const DeviceInfo& dev, const cuda_tile::Tile& T,
                  Choice* c);
 void cost_rows(const cuda_tile::Geometry& g, const DeviceInfo& dev, Choice* c);
+// Whether p's input and output together fit in the share of L2 the model calls resident
+// (kTune.l2_resident_share; false where the device's L2 is unknown).
+bool l2_resident(const Problem& p, const DeviceInfo& dev);
 // Whether the direct kernel applies to `p` (kTune.direct_max_bytes and _elems), and its cost.
 bool direct_fits(const Problem& p);
 void cost_direct(const cuda_tile::Geometry& g, const DeviceInfo& dev, Choice* c);

@@ -148,11 +148,8 @@ bool takes_narrow2d(const Problem& p, int a, int c) {
   return p.plain() || eo < 4 || e1 % 8 == 0;
 }
 
-namespace {
-
-// The tile extents of input dim 0 and of dim perm[0]: the kernel's full tile, or the whole dim.
-// (Dims cut evenly instead, in pieces of 16 bytes, ran 0.83-0.95x where that shortened the
-// output runs: (19365, 1291) 1 B, 256 -> 224.)
+// planner.hpp. Dims cut evenly instead, in pieces of 16 bytes, ran 0.83-0.95x where that
+// shortened the output runs: (19365, 1291) 1 B, 256 -> 224.
 std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p) {
   if (wide2d_takes(p))
     return {std::min<int64_t>(p.extent[0], kWide2dTile),
@@ -162,7 +159,6 @@ std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p) {
           std::min<int64_t>(p.extent[p.perm[0]], kNarrow2dOutBytes / eo)};
 }
 
-}  // namespace
 
 void make_narrow2d(const Problem& p, Choice* c) {
   const auto [ti, tj] = narrow2d_tile(p);

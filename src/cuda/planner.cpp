@@ -171,10 +171,9 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   // wide2d.cu's tile (plain elements of 4 bytes and more): the tiled kernel's tile of the same
   // runs, costed as that tile and ranked at kWide2dL2Factor of it where the tensors fit in L2,
   // kWide2dFactor above (planner.hpp); the tiled kernel's own tiles stay candidates beside it.
-  if (wide2d_takes(p) && !forced_in && !forced_out && !last_resort && !narrow &&
+  if (wide2d_takes(p) && !forced_in && !forced_out && !last_resort &&
       allowed(req, Schema::Tiled)) {
-    const int64_t ti = std::min<int64_t>(p.extent[0], kWide2dTile);
-    const int64_t tj = std::min<int64_t>(p.extent[p.perm[0]], kWide2dTile);
+    const auto [ti, tj] = narrow2d_tile(p);
     if (make_tile(g, 0, ti, 0, tj, &T, kind) && classify(p, T) == Schema::Tiled) {
       Choice w;
       w.schema = Schema::Tiled;
@@ -183,9 +182,7 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       w.tile_volume = T.volume, w.num_tiles = T.num_tiles;
       w.threads = kWide2dThreads;
       cost_tiled(g, dev, T, 0, &w);
-      const bool l2 = dev.l2_bytes > 0 && 2.0 * static_cast<double>(p.bytes()) <=
-                                              kTune.l2_resident_share * dev.l2_bytes;
-      w.factor = l2 ? kWide2dL2Factor : kWide2dFactor;
+      w.factor = l2_resident(p, dev) ? kWide2dL2Factor : kWide2dFactor;
       make_narrow2d(p, &w);
       sink(w);
       ++count;

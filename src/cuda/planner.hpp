@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -117,6 +118,9 @@ bool takes_narrow2d(const Problem& p, int a, int c);
 // Whether narrow2d's candidates of `p` are wide2d.cu's (plain elements of 4 bytes and more whose
 // one-dim runs hold a warp's 32 elements).
 bool wide2d_takes(const Problem& p);
+// The 2D tiles' extents of input dim 0 and of dim perm[0]: the kernel's full tile (narrow2d.cu's
+// 128 x 256 bytes, wide2d.cu's 32 x 32 elements), or the whole dim.
+std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p);
 // wide2d's candidate is the tile kernel's tile of the same one-dim runs (32 x 32 elements),
 // ranked at these factors of that tile's prediction: kWide2dL2Factor where both tensors fit in
 // the L2 share the analytic model calls resident (there wide2d ran that tile 1.3-1.7x faster,

@@ -5,10 +5,11 @@
 // them in a padded shared tile, and after one barrier stores element x of output runs y, y + 8,
 // ... from its column. Nothing else: a block's setup is its tile's walk (32-bit arithmetic
 // below 2^31 elements), 32 registers (16-byte elements: up to 48) and 4-17 KB of shared memory,
-// so up to eight blocks (2048 threads) run per SM. The tile kernel (tiled.cu) holds 64 registers for its pipeline and decoded
-// positions, one or two blocks of up to 1024 threads per SM: at 1-16 MB, where a block moves one
-// to eight tiles, its setup was about half of its instructions and the transposition took about
-// twice a copy's time (docs/perf/middle-h100.md, session 20).
+// so up to eight blocks (2048 threads) run per SM. The tile kernel (tiled.cu) holds 64
+// registers for its pipeline and decoded positions, one or two blocks of up to 1024 threads per
+// SM: at 1-16 MB, where a block moves one to eight tiles, its setup was about half of its
+// instructions and the transposition took about twice a copy's time (docs/perf/middle-h100.md,
+// session 20).
 // A block per tile (the loop only folds grids past 2^31 - 1 blocks). Pointers that are not
 // multiples of the element size move each element in pieces of 2^Piece bytes, the widest both
 // allow.
