@@ -47,10 +47,8 @@ struct View {
 bool is_rows(const KernelSpec& s) { return is_rows(s.choice.schema); }
 bool is_direct(const KernelSpec& s) { return is_direct(s.choice.schema); }
 bool is_general(const KernelSpec& s) { return is_direct(s) && s.choice.general; }
-// narrow2d's block for plain elements of 4 bytes and more: wide2d.cu's tile.
-bool wide2d(const KernelSpec& s) {
-  return s.choice.narrow2d && s.narrow2d.op.in_type == XPOSE_TYPE_BYTES && s.log2_elem >= 2;
-}
+// narrow2d's block in wide2d.cu's tile.
+bool wide2d(const KernelSpec& s) { return s.choice.narrow2d && s.choice.wide2d; }
 
 // `unaligned`: the pointers need not be multiples of the element size (tiled kernels: elements
 // move in the widest pieces that both pointers allow).
@@ -70,8 +68,8 @@ xpose_status_t launch_spec(const KernelSpec& s, int device, const void* in, void
     return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.row_bytes), 4), in, out,
                        stream, s.choice.grid);
   if (wide2d(s))
-    return launch_wide2d(s.narrow2d, s.log2_elem, width(0, s.log2_elem), in, out, stream,
-                         s.choice.grid);
+    return launch_wide2d(s.narrow2d, s.log2_elem, width(0, std::max(2, s.log2_elem)), in, out,
+                         stream, s.choice.grid);
   if (s.choice.narrow2d)
     return launch_narrow2d(s.narrow2d, 1 << s.log2_elem, in, out, stream, s.choice.grid);
   if (s.choice.narrow)

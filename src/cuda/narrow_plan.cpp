@@ -129,6 +129,13 @@ bool wide2d_takes(const Problem& p) {
          p.extent[p.perm[0]] >= kWide2dTile;
 }
 
+bool packed2d_takes(const Problem& p) {
+  if (!p.plain() || p.elem_size > 2 || p.perm[0] == 0) return false;
+  const int64_t per_word = 4 / static_cast<int64_t>(p.elem_size);
+  const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
+  return e0 % per_word == 0 && e1 % per_word == 0 && e0 >= kWide2dTile && e1 >= kWide2dTile;
+}
+
 bool takes_narrow2d(const Problem& p, int a, int c) {
   if (a != 0 || c != 0 || p.perm[0] == 0) return false;
   if (!(p.plain() && p.elem_size <= 2) && !narrow2d_converts(p)) return false;
@@ -150,10 +157,12 @@ bool takes_narrow2d(const Problem& p, int a, int c) {
 
 // planner.hpp. Dims cut evenly instead, in pieces of 16 bytes, ran 0.83-0.95x where that
 // shortened the output runs: (19365, 1291) 1 B, 256 -> 224.
-std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p) {
-  if (wide2d_takes(p))
-    return {std::min<int64_t>(p.extent[0], kWide2dTile),
-            std::min<int64_t>(p.extent[p.perm[0]], kWide2dTile)};
+std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p, bool wide) {
+  if (wide) {  // 32 x 32 elements; packed, 32 words x 32 words of elements
+    const int64_t per_word = std::max<int64_t>(1, 4 / static_cast<int64_t>(p.elem_size));
+    return {std::min<int64_t>(p.extent[0], kWide2dTile * per_word),
+            std::min<int64_t>(p.extent[p.perm[0]], kWide2dTile * per_word)};
+  }
   const auto es = static_cast<int64_t>(p.elem_size), eo = static_cast<int64_t>(p.out_elem());
   return {std::min<int64_t>(p.extent[0], kNarrow2dInBytes / es),
           std::min<int64_t>(p.extent[p.perm[0]], kNarrow2dOutBytes / eo)};
@@ -161,12 +170,12 @@ std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p) {
 
 
 void make_narrow2d(const Problem& p, Choice* c) {
-  const auto [ti, tj] = narrow2d_tile(p);
+  const auto [ti, tj] = narrow2d_tile(p, c->wide2d);
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
   c->narrow2d = true;
-  if (!wide2d_takes(p)) c->factor = kNarrow2dFactor;
+  if (!c->wide2d) c->factor = kNarrow2dFactor;
   c->predicted *= c->factor;
-  c->threads = wide2d_takes(p) ? kWide2dThreads : kNarrow2dThreads;
+  c->threads = c->wide2d ? kWide2dThreads : kNarrow2dThreads;
   c->in_run = ti;
   c->out_run = tj;
   c->tile_volume = ti * tj;
@@ -174,14 +183,14 @@ void make_narrow2d(const Problem& p, Choice* c) {
   c->grid = static_cast<unsigned>(std::min<int64_t>(c->num_tiles, INT32_MAX));  // a block a tile
 }
 
-void build_narrow2d(const Problem& p, Narrow2dParams* np) {
+void build_narrow2d(const Problem& p, bool wide, Narrow2dParams* np) {
   const Geometry g = geometry(p);
   const int64_t es = g.esize;
   const int i = 0, j = p.perm[0];  // the input run's dim, the output run's
   Tile T;  // what walk_grid reads of it: the tile extents and the blocked dims
   int slot[kMaxRank];
   for (int k = 0; k < p.rank; ++k) T.t[k] = 1, slot[k] = -1;
-  std::tie(T.t[i], T.t[j]) = narrow2d_tile(p);
+  std::tie(T.t[i], T.t[j]) = narrow2d_tile(p, wide);
   if (T.t[i] < p.extent[i]) T.blocked[0] = i, slot[i] = 0;
   if (T.t[j] < p.extent[j]) T.blocked[1] = j, slot[j] = 1;
   np->ti = np->slot_tile[0] = static_cast<int32_t>(T.t[i]);

@@ -164,6 +164,16 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     }
   }
   if (have_two_d) {
+    // wide2d.cu's packed tile (1- and 2-byte elements in 4-byte words) beside narrow2d's, where
+    // both tensors fit in L2: the same prediction, ranked at kPacked2dL2Factor of it.
+    if (packed2d_takes(p) && l2_resident(p, dev)) {
+      Choice w = two_d;
+      w.wide2d = true;
+      w.factor = kPacked2dL2Factor;
+      make_narrow2d(p, &w);
+      sink(w);
+      ++count;
+    }
     make_narrow2d(p, &two_d);
     sink(two_d);
     ++count;
@@ -173,10 +183,11 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   // kWide2dFactor above (planner.hpp); the tiled kernel's own tiles stay candidates beside it.
   if (wide2d_takes(p) && !forced_in && !forced_out && !last_resort &&
       allowed(req, Schema::Tiled)) {
-    const auto [ti, tj] = narrow2d_tile(p);
+    const auto [ti, tj] = narrow2d_tile(p, true);
     if (make_tile(g, 0, ti, 0, tj, &T, kind) && classify(p, T) == Schema::Tiled) {
       Choice w;
       w.schema = Schema::Tiled;
+      w.wide2d = true;
       w.ta = ti, w.tc = tj;
       w.in_run = T.in_run, w.out_run = T.out_run;
       w.tile_volume = T.volume, w.num_tiles = T.num_tiles;
@@ -590,9 +601,9 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
     build_rows(p, &spec->rows);
   } else if (c.narrow2d) {
     spec->narrow2d = Narrow2dParams{};
-    build_narrow2d(p, &spec->narrow2d);
+    build_narrow2d(p, c.wide2d, &spec->narrow2d);
     const int out_es = static_cast<int>(p.out_elem());  // wide2d.cu: static shared memory
-    spec->smem_bytes = wide2d_takes(p) ? 0u : static_cast<unsigned>(narrow2d_smem_bytes(out_es));
+    spec->smem_bytes = c.wide2d ? 0u : static_cast<unsigned>(narrow2d_smem_bytes(out_es));
   } else if (c.narrow) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);
@@ -632,7 +643,7 @@ std::string summarize(const Problem& p, const Choice& c) {
   } else {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +
          " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads) +
-         (c.narrow2d ? std::string(wide2d_takes(p) ? " wide2d" : " narrow2d")
+         (c.narrow2d ? std::string(c.wide2d ? " wide2d" : " narrow2d")
           : c.narrow ? std::string(" narrow")
                      : " S=" + std::to_string(c.stages));
     if (c.band > 0) s += " band=" + std::to_string(c.band);

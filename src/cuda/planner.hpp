@@ -57,6 +57,7 @@ struct Choice {
   bool narrow = false;  // the tile runs in narrow.cu (elements of 1 and 2 bytes), not tiled.cu
   // ... or, Tiled with one-dim runs (a = c = 0), in narrow2d.cu's fixed tile (params.hpp)
   bool narrow2d = false;
+  bool wide2d = false;   // ... and that tile wide2d.cu's (narrow2d set too; Narrow2dParams)
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
@@ -118,9 +119,14 @@ bool takes_narrow2d(const Problem& p, int a, int c);
 // Whether narrow2d's candidates of `p` are wide2d.cu's (plain elements of 4 bytes and more whose
 // one-dim runs hold a warp's 32 elements).
 bool wide2d_takes(const Problem& p);
+// Whether wide2d.cu takes `p`'s one-dim runs as 4-byte words of 4 / elem_size elements (plain
+// elements of 1 and 2 bytes, both run dims multiples of that and at least 32 elements): a
+// candidate beside narrow2d's in the L2 band (kPacked2dL2Factor).
+bool packed2d_takes(const Problem& p);
 // The 2D tiles' extents of input dim 0 and of dim perm[0]: the kernel's full tile (narrow2d.cu's
-// 128 x 256 bytes, wide2d.cu's 32 x 32 elements), or the whole dim.
-std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p);
+// 128 x 256 bytes; wide2d.cu's 32 x 32 elements, packed 1- and 2-byte ones 128 x 128 bytes),
+// or the whole dim.
+std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p, bool wide);
 // wide2d's candidate is the tile kernel's tile of the same one-dim runs (32 x 32 elements),
 // ranked at these factors of that tile's prediction: kWide2dL2Factor where both tensors fit in
 // the L2 share the analytic model calls resident (there wide2d ran that tile 1.3-1.7x faster,
@@ -138,11 +144,17 @@ inline constexpr double kWide2dFactor = 0.97;
 // planning agreed within 5 % with 11 of its choices at 0.93 against 8 with a tie-break alone
 // (session 19, docs/perf/narrow-h100.md).
 inline constexpr double kNarrow2dFactor = 0.93;
-// Makes a Tiled choice with one-dim runs narrow2d.cu's (wide2d.cu's where wide2d_takes): its
-// tile, threads and grid, ranked at kNarrow2dFactor of its prediction (wide2d: c->factor, set
-// by the caller). Both take their block, Narrow2dParams, from build_narrow2d.
+// wide2d's packed candidate for 1- and 2-byte elements is narrow2d's (the narrow model's
+// prediction of the narrow kernel's best tile of those runs) ranked at this factor of it, where
+// both tensors fit in L2: on 1-16 MB problems with whole-word run dims it ran narrow2d's runs
+// 1.07-1.61x faster graph-replayed (1 B) and 1.15-1.58x (2 B), so it is their choice there. Above
+// L2 it ran 0.94-1.16x of narrow2d and is not a candidate (session 21, docs/perf/middle-h100.md).
+inline constexpr double kPacked2dL2Factor = 0.6;
+// Makes a Tiled choice with one-dim runs narrow2d.cu's (wide2d.cu's where c->wide2d): its tile,
+// threads and grid, ranked at kNarrow2dFactor of its prediction (wide2d: c->factor, set by the
+// caller). Both take their block, Narrow2dParams, from build_narrow2d.
 void make_narrow2d(const Problem& p, Choice* c);
-void build_narrow2d(const Problem& p, Narrow2dParams* np);
+void build_narrow2d(const Problem& p, bool wide, Narrow2dParams* np);
 
 // One line, no commas: "tiled in=32 out=32 tile=1024 T=256 S=3 grid=528 8B".
 std::string summarize(const Problem& p, const Choice& c);

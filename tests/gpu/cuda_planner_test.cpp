@@ -133,6 +133,44 @@ TEST(CudaPlanner, Wide2dTakesOneDimRunsOfAWarp) {
   EXPECT_FALSE(wide2d_takes(problem({64, 64}, {1, 0}, 2)));
 }
 
+// wide2d.cu's packed tile for 1- and 2-byte elements: a candidate where both run dims hold a
+// multiple of 4 / elem_size elements (at least 32) and the tensors fit in L2, ranked at
+// kPacked2dL2Factor of narrow2d's prediction, 128 x 128 bytes a tile; not above L2, not for odd
+// dims.
+TEST(CudaPlanner, Packed2dTakesEvenRunsInL2) {
+  const DeviceInfo dev = h100();
+  for (const size_t es : {1, 2}) {
+    const int64_t per_word = 4 / static_cast<int64_t>(es);
+    const Problem p = problem({1024, 512, 3}, {1, 0, 2}, es);
+    ASSERT_TRUE(packed2d_takes(p));
+    Choice c;
+    ASSERT_TRUE(best_choice(p, dev, nullptr, &c, false));
+    EXPECT_TRUE(c.narrow2d && c.wide2d) << summarize(p, c);
+    EXPECT_EQ(c.factor, kPacked2dL2Factor);
+    EXPECT_EQ(c.threads, kWide2dThreads);
+    EXPECT_NE(summarize(p, c).find("wide2d"), std::string::npos);
+    KernelSpec spec;
+    build_spec(p, c, &spec);
+    EXPECT_EQ(spec.smem_bytes, 0u);
+    const int64_t side = kWide2dTile * per_word;  // 128 bytes of elements
+    EXPECT_EQ(spec.narrow2d.ti, side);
+    EXPECT_EQ(spec.narrow2d.tj, side);
+    EXPECT_EQ(spec.narrow2d.num_tiles, (1024 / side) * (512 / side) * 3);
+    // Above L2, odd or short run dims: no packed candidate.
+    for (const auto& [ext, perm] : std::vector<std::pair<std::vector<int64_t>, std::vector<int>>>{
+             {{16384, 16384}, {1, 0}}, {{1023, 512}, {1, 0}}, {{1024, 511}, {1, 0}},
+             {{1024, 16, 64}, {1, 0, 2}}}) {
+      const Problem q = problem(ext, perm, es);
+      std::vector<Choice> all;
+      enumerate_choices(q, dev, nullptr, &all, false);
+      for (const Choice& x : all) EXPECT_FALSE(x.wide2d) << q.to_string() << summarize(q, x);
+    }
+  }
+  EXPECT_FALSE(packed2d_takes(problem({1024, 1024}, {1, 0}, 4)));
+  EXPECT_FALSE(packed2d_takes(problem({1026, 1024}, {1, 0}, 1)));
+  EXPECT_TRUE(packed2d_takes(problem({1026, 1024}, {1, 0}, 2)));
+}
+
 TEST(CudaPlanner, SpecsStayWithinLimits) {
   const DeviceInfo dev = h100();
   std::mt19937_64 rng(xpose_test::test_seed("SpecsStayWithinLimits"));
@@ -163,7 +201,7 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
         << summarize(p, c[0]);
     EXPECT_EQ(c[0].narrow, es <= 2) << summarize(p, c[0]);
     if (c[0].narrow2d) {  // 2D tiles: a block per tile, no shared-memory opt-in (wide2d: static)
-      EXPECT_EQ(spec.smem_bytes, es >= 4 ? 0u : unsigned(narrow2d_smem_bytes(int(es))));
+      EXPECT_EQ(spec.smem_bytes, c[0].wide2d ? 0u : unsigned(narrow2d_smem_bytes(int(es))));
       EXPECT_LE(spec.smem_bytes, 48u << 10);
       // A block a tile; past 2^31 - 1 tiles the blocks loop over them.
       EXPECT_EQ(int64_t{spec.choice.grid},
@@ -262,9 +300,10 @@ TEST(CudaPlanner, NarrowOneDimRunsTakeNarrow2d) {
     const Problem p = problem(w.ext, w.perm, w.es);
     std::vector<Choice> c;
     enumerate_choices(p, dev, nullptr, &c);
-    const auto it = std::find_if(c.begin(), c.end(), [](const Choice& x) { return x.narrow2d; });
+    const auto narrow2d = [](const Choice& x) { return x.narrow2d && !x.wide2d; };
+    const auto it = std::find_if(c.begin(), c.end(), narrow2d);
     ASSERT_NE(it, c.end()) << p.to_string();
-    EXPECT_EQ(std::count_if(c.begin(), c.end(), [](const Choice& x) { return x.narrow2d; }), 1);
+    EXPECT_EQ(std::count_if(c.begin(), c.end(), narrow2d), 1);
     KernelSpec spec;
     build_spec(p, *it, &spec);
     const Narrow2dParams& n = spec.narrow2d;
