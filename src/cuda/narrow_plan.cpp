@@ -132,8 +132,9 @@ bool wide2d_takes(const Problem& p) {
 bool packed2d_takes(const Problem& p) {
   if (!p.plain() || p.elem_size > 2 || p.perm[0] == 0) return false;
   const int64_t per_word = 4 / static_cast<int64_t>(p.elem_size);
+  const int64_t least = std::max<int64_t>(kWide2dTile, kNarrow2dMinBytes / p.elem_size);
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
-  return e0 % per_word == 0 && e1 % per_word == 0 && e0 >= kWide2dTile && e1 >= kWide2dTile;
+  return e0 % per_word == 0 && e1 % per_word == 0 && e0 >= least && e1 >= least;
 }
 
 bool takes_narrow2d(const Problem& p, int a, int c) {

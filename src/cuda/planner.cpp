@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 #include <utility>
 
 #include "cuda/analytic.hpp"
@@ -129,6 +130,8 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   // them (not refitted for the kernel).
   Choice two_d;
   bool have_two_d = false;
+  constexpr double kNoTime = 1e30;
+  double best_narrow = kNoTime;  // the narrow tiles' best prediction (packed tiles' cost)
   RunOptions ins, outs;
   run_options(p.extent.data(), p.rank, in_targets, n_in, !forced_in, max_volume, &ins);
   run_options(out_ext, p.rank, out_targets, n_out, !forced_out, max_volume, &outs);
@@ -148,6 +151,7 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
       if (narrow) {
         cost_narrow(g, dev, T, &ch);
+        best_narrow = std::min(best_narrow, ch.predicted);
       } else {
         ch.threads = req && req->threads ? req->threads : default_threads(T.volume);
         if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
@@ -163,17 +167,21 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       ++count;
     }
   }
+  // wide2d.cu's packed tile (plain 1- and 2-byte elements in 4-byte words) where both tensors
+  // fit in L2: ranked at kPacked2dL2Factor of the best narrow tile's prediction (planner.hpp).
+  if (narrow && best_narrow < kNoTime && packed2d_takes(p) && l2_resident(p, dev) && !forced_in &&
+      !forced_out && !last_resort && allowed(req, Schema::Tiled)) {
+    Choice w;
+    w.schema = Schema::Tiled;
+    w.narrow = w.wide2d = true;
+    std::tie(w.ta, w.tc) = narrow2d_tile(p, true);
+    w.predicted = best_narrow;
+    w.factor = kPacked2dL2Factor;
+    make_narrow2d(p, &w);
+    sink(w);
+    ++count;
+  }
   if (have_two_d) {
-    // wide2d.cu's packed tile (1- and 2-byte elements in 4-byte words) beside narrow2d's, where
-    // both tensors fit in L2: the same prediction, ranked at kPacked2dL2Factor of it.
-    if (packed2d_takes(p) && l2_resident(p, dev)) {
-      Choice w = two_d;
-      w.wide2d = true;
-      w.factor = kPacked2dL2Factor;
-      make_narrow2d(p, &w);
-      sink(w);
-      ++count;
-    }
     make_narrow2d(p, &two_d);
     sink(two_d);
     ++count;

@@ -120,8 +120,8 @@ bool takes_narrow2d(const Problem& p, int a, int c);
 // one-dim runs hold a warp's 32 elements).
 bool wide2d_takes(const Problem& p);
 // Whether wide2d.cu takes `p`'s one-dim runs as 4-byte words of 4 / elem_size elements (plain
-// elements of 1 and 2 bytes, both run dims multiples of that and at least 32 elements): a
-// candidate beside narrow2d's in the L2 band (kPacked2dL2Factor).
+// elements of 1 and 2 bytes, both run dims multiples of that and of at least 64 bytes and 32
+// elements): a candidate in the L2 band (kPacked2dL2Factor).
 bool packed2d_takes(const Problem& p);
 // The 2D tiles' extents of input dim 0 and of dim perm[0]: the kernel's full tile (narrow2d.cu's
 // 128 x 256 bytes; wide2d.cu's 32 x 32 elements, packed 1- and 2-byte ones 128 x 128 bytes),
@@ -144,11 +144,11 @@ inline constexpr double kWide2dFactor = 0.97;
 // planning agreed within 5 % with 11 of its choices at 0.93 against 8 with a tie-break alone
 // (session 19, docs/perf/narrow-h100.md).
 inline constexpr double kNarrow2dFactor = 0.93;
-// wide2d's packed candidate for 1- and 2-byte elements is narrow2d's (the narrow model's
-// prediction of the narrow kernel's best tile of those runs) ranked at this factor of it, where
-// both tensors fit in L2: on 1-16 MB problems with whole-word run dims it ran narrow2d's runs
-// 1.07-1.61x faster graph-replayed (1 B) and 1.15-1.58x (2 B), so it is their choice there. Above
-// L2 it ran 0.94-1.16x of narrow2d and is not a candidate (session 21, docs/perf/middle-h100.md).
+// wide2d's packed candidate for 1- and 2-byte elements, where both tensors fit in L2, is ranked
+// at this factor of the best narrow tile's prediction (the narrow model's), so it is the choice
+// there: on 1-16 MB problems with whole-word run dims it ran 1.19x (1 B, 0.89-1.47) and 1.31x
+// (2 B, 1.10-1.86) faster graph-replayed than the plans before it. Above L2 it ran 0.94-1.16x of
+// narrow2d and is not a candidate (session 21, docs/perf/middle-h100.md).
 inline constexpr double kPacked2dL2Factor = 0.6;
 // Makes a Tiled choice with one-dim runs narrow2d.cu's (wide2d.cu's where c->wide2d): its tile,
 // threads and grid, ranked at kNarrow2dFactor of its prediction (wide2d: c->factor, set by the

@@ -88,6 +88,28 @@ struct DeviceBuffers {
   }
 };
 
+// Runs launch(in, out) (an xpose_status_t) on `host` copied to bufs.in + a and on bufs.out + b,
+// poisoned, and returns what it wrote: the tensor's bytes and kGuard past them (empty when a
+// CUDA call or the launch failed, which it reports).
+template <class Launch>
+std::vector<uint8_t> launch_on(DeviceBuffers& bufs, const std::vector<uint8_t>& host, size_t a,
+                               size_t b, Launch launch) {
+  std::vector<uint8_t> got(host.size() + kGuard);
+  if (cudaMemcpy(bufs.in + a, host.data(), host.size(), cudaMemcpyHostToDevice) != cudaSuccess ||
+      cudaMemset(bufs.out, kPoison, bufs.capacity) != cudaSuccess) {
+    ADD_FAILURE() << "staging the input failed";
+    return {};
+  }
+  const xpose_status_t st = launch(bufs.in + a, bufs.out + b);
+  const cudaError_t sync = cudaDeviceSynchronize();
+  if (st != XPOSE_SUCCESS || sync != cudaSuccess ||
+      cudaMemcpy(got.data(), bufs.out + b, got.size(), cudaMemcpyDeviceToHost) != cudaSuccess) {
+    ADD_FAILURE() << "launch status " << st << ", " << cudaGetErrorString(sync);
+    return {};
+  }
+  return got;
+}
+
 // Plans (forced when `schema`), runs at the given byte offsets on `bufs`, and compares against
 // the reference on random non-zero data, with the output poisoned and guard bytes checked.
 // Returns the plan status (the comparison is asserted only on success).

@@ -114,18 +114,14 @@ TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
       KernelSpec spec;
       build_spec(p, *n, &spec);
       const size_t bytes = static_cast<size_t>(p.volume) * es;
-      std::vector<uint8_t> in(bytes), want(bytes + kGuard, kPoison), got(bytes + kGuard);
+      std::vector<uint8_t> in(bytes), want(bytes + kGuard, kPoison);
       for (auto& v : in) v = static_cast<uint8_t>(1 + rng() % 255);
       reference(rank, c.ext.data(), c.perm.data(), es, XPOSE_COL_MAJOR, in.data(), want.data());
       for (auto [a, b] : offsets) {
-        ASSERT_EQ(cudaMemcpy(bufs.in + a, in.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-        ASSERT_EQ(cudaMemset(bufs.out, kPoison, bufs.capacity), cudaSuccess);
-        ASSERT_EQ(launch_narrow2d(spec.narrow2d, static_cast<int>(es), bufs.in + a, bufs.out + b,
-                                  nullptr, spec.choice.grid),
-                  XPOSE_SUCCESS);
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(got.data(), bufs.out + b, bytes + kGuard, cudaMemcpyDeviceToHost),
-                  cudaSuccess);
+        const auto got = launch_on(bufs, in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+          return launch_narrow2d(spec.narrow2d, static_cast<int>(es), src, dst, nullptr,
+                                 spec.choice.grid);
+        });
         ASSERT_EQ(got, want) << p.to_string() << " " << summarize(p, *n) << " offsets " << a
                              << "/" << b;
         ++runs;

@@ -52,31 +52,26 @@ TEST(CudaWide2d, TileEdgesAnyAlignment) {
         const int rank = static_cast<int>(c.ext.size());
         Problem p;
         ASSERT_EQ(make_problem(rank, c.ext.data(), c.perm.data(), es, layout, &p), XPOSE_SUCCESS);
-        // Not wide2d's: runs under 32 elements (or, packed, not in whole words), or the leading
-        // dim stays (row-major views).
+        // Not wide2d's: runs under 32 elements (packed: under 64 bytes or not in whole words), or
+        // the leading dim stays (row-major views).
         if (es <= 2 ? !packed2d_takes(p) : !wide2d_takes(p)) continue;
         std::vector<Choice> all;
         enumerate_choices(p, dev, nullptr, &all);
         const auto w =
             std::find_if(all.begin(), all.end(), [](const Choice& x) { return x.wide2d; });
-        if (es <= 2 && w == all.end()) continue;  // runs under narrow2d's 64 bytes
         ASSERT_NE(w, all.end()) << p.to_string();
         KernelSpec spec;
         build_spec(p, *w, &spec);
         const size_t bytes = static_cast<size_t>(p.volume) * es;
-        std::vector<uint8_t> in(bytes), want(bytes + kGuard, kPoison), got(bytes + kGuard);
-        for (auto& b : in) b = static_cast<uint8_t>(1 + rng() % 255);
+        std::vector<uint8_t> in(bytes), want(bytes + kGuard, kPoison);
+        for (auto& v : in) v = static_cast<uint8_t>(1 + rng() % 255);
         reference(rank, c.ext.data(), c.perm.data(), es, layout, in.data(), want.data());
         for (auto [a, b] : offsets) {
           const int piece = std::min(std::max(2, spec.log2_elem), std::countr_zero(a | b | 16));
-          ASSERT_EQ(cudaMemcpy(bufs.in + a, in.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-          ASSERT_EQ(cudaMemset(bufs.out, kPoison, bufs.capacity), cudaSuccess);
-          ASSERT_EQ(launch_wide2d(spec.narrow2d, spec.log2_elem, piece, bufs.in + a, bufs.out + b,
-                                  nullptr, spec.choice.grid),
-                    XPOSE_SUCCESS);
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          ASSERT_EQ(cudaMemcpy(got.data(), bufs.out + b, bytes + kGuard, cudaMemcpyDeviceToHost),
-                    cudaSuccess);
+          const auto got = launch_on(bufs, in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+            return launch_wide2d(spec.narrow2d, spec.log2_elem, piece, src, dst, nullptr,
+                                 spec.choice.grid);
+          });
           ASSERT_EQ(got, want) << p.to_string() << " " << summarize(p, *w) << " offsets " << a
                                << "/" << b;
           ++runs;
