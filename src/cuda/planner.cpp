@@ -130,8 +130,8 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   // them (not refitted for the kernel).
   Choice two_d;
   bool have_two_d = false;
-  constexpr double kNoTime = 1e30;
-  double best_narrow = kNoTime;  // the narrow tiles' best prediction (packed tiles' cost)
+  Choice best_narrow;  // the narrow tile predicted fastest (the packed tile's cost and terms)
+  bool have_narrow = false;
   RunOptions ins, outs;
   run_options(p.extent.data(), p.rank, in_targets, n_in, !forced_in, max_volume, &ins);
   run_options(out_ext, p.rank, out_targets, n_out, !forced_out, max_volume, &outs);
@@ -151,7 +151,8 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
       if (narrow) {
         cost_narrow(g, dev, T, &ch);
-        best_narrow = std::min(best_narrow, ch.predicted);
+        if (!have_narrow || ch.predicted < best_narrow.predicted) best_narrow = ch;
+        have_narrow = true;
       } else {
         ch.threads = req && req->threads ? req->threads : default_threads(T.volume);
         if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
@@ -169,13 +170,13 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   }
   // wide2d.cu's packed tile (plain 1- and 2-byte elements in 4-byte words) where both tensors
   // fit in L2: ranked at kPacked2dL2Factor of the best narrow tile's prediction (planner.hpp).
-  if (narrow && best_narrow < kNoTime && packed2d_takes(p) && l2_resident(p, dev) && !forced_in &&
-      !forced_out && !last_resort && allowed(req, Schema::Tiled)) {
-    Choice w;
+  if (have_narrow && packed2d_takes(p) && l2_resident(p, dev) && !forced_in && !forced_out &&
+      !last_resort && allowed(req, Schema::Tiled)) {
+    Choice w = best_narrow;  // its prediction and cost terms
     w.schema = Schema::Tiled;
-    w.narrow = w.wide2d = true;
+    w.a = w.c = 0;
+    w.wide2d = true;
     std::tie(w.ta, w.tc) = narrow2d_tile(p, true);
-    w.predicted = best_narrow;
     w.factor = kPacked2dL2Factor;
     make_narrow2d(p, &w);
     sink(w);
