@@ -63,11 +63,11 @@ struct ConvertMove {
   }
 };
 
-template <class M>
+template <class M, int OB>
 struct Narrow2dTile {
   static constexpr int K = 4 / M::kOut;                  // rows of an output word
   static constexpr int TI = kNarrow2dInBytes / M::kIn;   // input-run elements (output runs)
-  static constexpr int TJ = kNarrow2dOutBytes / M::kOut;  // output-run elements (rows)
+  static constexpr int TJ = OB / M::kOut;                // output-run elements (rows)
   static constexpr int P = kNarrow2dRowWords * 4;        // bytes of a row in shared memory
   static constexpr int PLANE = (TJ / K + 1) * P;         // bytes of a plane (a row of halo)
   static constexpr int RUNS = TI / (kNarrow2dThreads / 32);  // output runs of a warp
@@ -92,21 +92,21 @@ __device__ __forceinline__ uint32_t load_shared(uint32_t a) {
 
 // Shared-memory address of row jj - K's first byte (column 0): rows from -K (the halo before
 // the tile) are stored from jj = 0. Unsigned, so that the divisions are shifts.
-template <class M>
+template <class M, int OB>
 __device__ __forceinline__ uint32_t row_at(uint32_t base, uint32_t jj, uint32_t in32,
                                            uint32_t row32) {
-  using T = Narrow2dTile<M>;
+  using T = Narrow2dTile<M, OB>;
   constexpr uint32_t K = T::K;
   return base + (jj % K) * T::PLANE + (jj / K) * T::P + ((in32 + (jj - K) * row32) & 3u);
 }
 
 // Byte b (>= -4) of an output run, relative to the tile's first row: the shared-memory address
 // of its row's byte at column 0 (row b / EO rounded down, the byte within that element).
-template <class M>
+template <class M, int OB>
 __device__ __forceinline__ uint32_t byte_at(uint32_t base, int b, uint32_t in32, uint32_t row32) {
   constexpr uint32_t EO = M::kOut;
   const uint32_t bb = static_cast<uint32_t>(b + 4);
-  return row_at<M>(base, bb / EO, in32, row32) + bb % EO;
+  return row_at<M, OB>(base, bb / EO, in32, row32) + bb % EO;
 }
 
 // Bytes [lo, hi) of `v` (a partial word: not [0, 4)) at `word`, in aligned stores of 1 and 2.
@@ -119,11 +119,11 @@ __device__ __forceinline__ void store_part(uint8_t* word, uint32_t v, int lo, in
   if (lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo));
 }
 
-template <class M>
+template <class M, int OB>
 __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
     narrow2d_kernel(const __grid_constant__ Narrow2dParams p, const uint8_t* __restrict__ in,
                     uint8_t* __restrict__ out) {
-  using T = Narrow2dTile<M>;
+  using T = Narrow2dTile<M, OB>;
   constexpr int EI = M::kIn, EO = M::kOut, G = M::kPiece;
   extern __shared__ uint4 smem_raw[];
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
           }
         };
         const uint8_t* x = tin + r * p.in_row - shift + 4 * lane;
-        uint32_t d = row_at<M>(base, r + T::K, in32, row32) - shift + 4 * lane;
+        uint32_t d = row_at<M, OB>(base, r + T::K, in32, row32) - shift + 4 * lane;
 #pragma unroll 1
         for (int s = 0, j = 0, w = lane; s < rows + (rows + 31) / 32; ++s) {
           if (j < rows && 4 * w < span) copy(d, x);
@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
         uint32_t at[4 / G];
 #pragma unroll
         for (int g = 0; g < 4 / G; ++g)  // byte m = g * G of the word
-          at[g] = byte_at<M>(base, 4 * k - t + g * G, in32, row32) + warp * EI;
+          at[g] = byte_at<M, OB>(base, 4 * k - t + g * G, in32, row32) + warp * EI;
         uint8_t* o = run0 - t + 4 * k;
         const auto word = [&](int i) {
           uint32_t v = 0;
@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
       const int m_lo = halo ? 0 : max(0, t - 4 * k), m_hi = min(4, span - 4 * k);
       uint32_t v = 0;
       for (int m = m_lo; m < m_hi; m += G) {
-        const uint32_t a = byte_at<M>(base, 4 * k - t + m, in32, row32) + i * EI;
+        const uint32_t a = byte_at<M, OB>(base, 4 * k - t + m, in32, row32) + i * EI;
         v |= M::apply(p.op, load_shared<M::kLoad>(a)) << (8 * m);
       }
       store_part(run_i - t + 4 * k, v, m_lo, m_hi);
@@ -251,11 +251,21 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
   }
 }
 
+// The kernel of the plan's tile: plain 1-byte tiles whose output runs fit a short tile's take it
+// (narrow2d_out_bytes, planner.hpp kNarrow2dShortTilesPerSm); the others a full tile's.
 template <class M>
 cudaError_t launch_one(const Narrow2dParams& p, const uint8_t* in, uint8_t* out,
                        cudaStream_t stream, unsigned grid) {
-  return launch_kernel(&narrow2d_kernel<M>, grid, kNarrow2dThreads,
-                       static_cast<unsigned>(narrow2d_smem_bytes(M::kOut)), stream, p, in, out);
+  constexpr int kShort = kNarrow2dShortOutBytes, kFull = kNarrow2dOutBytes;
+  if constexpr (std::is_same_v<M, PlainMove<1, 1>>) {
+    if (narrow2d_out_bytes(p.tj) == kShort)
+      return launch_kernel(&narrow2d_kernel<M, kShort>, grid, kNarrow2dThreads,
+                           static_cast<unsigned>(narrow2d_smem_bytes(1, kShort)), stream, p, in,
+                           out);
+  }
+  return launch_kernel(&narrow2d_kernel<M, kFull>, grid, kNarrow2dThreads,
+                       static_cast<unsigned>(narrow2d_smem_bytes(M::kOut, kFull)), stream, p, in,
+                       out);
 }
 
 template <xpose_type_t In, xpose_type_t Out>

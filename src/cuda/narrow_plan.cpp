@@ -170,9 +170,14 @@ std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p, bool wide) {
 }
 
 
-void make_narrow2d(const Problem& p, Choice* c) {
-  const auto [ti, tj] = narrow2d_tile(p, c->wide2d);
+void make_narrow2d(const Problem& p, const DeviceInfo& dev, Choice* c) {
+  auto [ti, tj] = narrow2d_tile(p, c->wide2d);
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
+  // Plain 1-byte narrow2d: short output runs where full tiles would be few (planner.hpp).
+  if (!c->wide2d && p.plain() && p.elem_size == 1 &&
+      ceil_div(e0, ti) * ceil_div(e1, tj) * (p.volume / e0 / e1) <
+          static_cast<int64_t>(kNarrow2dShortTilesPerSm) * dev.sms)
+    tj = std::min<int64_t>(tj, kNarrow2dShortOutBytes / static_cast<int64_t>(p.out_elem()));
   c->narrow2d = true;
   if (!c->wide2d) c->factor = kNarrow2dFactor;
   c->predicted *= c->factor;
@@ -184,14 +189,14 @@ void make_narrow2d(const Problem& p, Choice* c) {
   c->grid = static_cast<unsigned>(std::min<int64_t>(c->num_tiles, INT32_MAX));  // a block a tile
 }
 
-void build_narrow2d(const Problem& p, bool wide, Narrow2dParams* np) {
+void build_narrow2d(const Problem& p, const Choice& c, Narrow2dParams* np) {
   const Geometry g = geometry(p);
   const int64_t es = g.esize;
   const int i = 0, j = p.perm[0];  // the input run's dim, the output run's
   Tile T;  // what walk_grid reads of it: the tile extents and the blocked dims
   int slot[kMaxRank];
   for (int k = 0; k < p.rank; ++k) T.t[k] = 1, slot[k] = -1;
-  std::tie(T.t[i], T.t[j]) = narrow2d_tile(p, wide);
+  T.t[i] = c.in_run, T.t[j] = c.out_run;  // make_narrow2d's tile
   if (T.t[i] < p.extent[i]) T.blocked[0] = i, slot[i] = 0;
   if (T.t[j] < p.extent[j]) T.blocked[1] = j, slot[j] = 1;
   np->ti = np->slot_tile[0] = static_cast<int32_t>(T.t[i]);

@@ -208,13 +208,22 @@ inline constexpr int kWide2dTile = 32;      // elements of a wide2d tile's runs
 inline constexpr int kWide2dThreads = 256;
 inline constexpr int kNarrow2dInBytes = 128;   // bytes of a full tile's input run
 inline constexpr int kNarrow2dOutBytes = 256;  // bytes of a full tile's output run
+// ... or of a short tile's: plain 1-byte elements where full tiles would be few (planner.hpp,
+// kNarrow2dShortTilesPerSm)
+inline constexpr int kNarrow2dShortOutBytes = 128;
 // The planner takes it where both run dims hold at least this many bytes.
 inline constexpr int kNarrow2dMinBytes = 64;
+// The output run bytes of the kernel for a plain 1-byte tile whose output run holds
+// `tile_bytes`: a short tile's where it fits, else a full one's (all others: a full one's).
+constexpr int narrow2d_out_bytes(int64_t tile_bytes) {
+  return tile_bytes > kNarrow2dShortOutBytes ? kNarrow2dOutBytes : kNarrow2dShortOutBytes;
+}
 // Shared memory: words of a row (the run's bytes at any shift: an odd number), and a block's
-// bytes for output elements of `es` bytes (a row per output-run element).
+// bytes for output elements of `es` bytes and output runs of `out_bytes` (a row per output-run
+// element).
 inline constexpr int kNarrow2dRowWords = kNarrow2dInBytes / 4 + 1;
-constexpr int narrow2d_smem_bytes(int es) {
-  return kNarrow2dRowWords * 4 * (kNarrow2dOutBytes + 4) / es;  // 4 / es rows of halo
+constexpr int narrow2d_smem_bytes(int es, int out_bytes = kNarrow2dOutBytes) {
+  return kNarrow2dRowWords * 4 * (out_bytes + 4) / es;  // 4 / es rows of halo
 }
 
 struct Narrow2dParams {

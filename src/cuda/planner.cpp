@@ -178,12 +178,12 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     w.wide2d = true;
     std::tie(w.ta, w.tc) = narrow2d_tile(p, true);
     w.factor = kPacked2dL2Factor;
-    make_narrow2d(p, &w);
+    make_narrow2d(p, dev, &w);
     sink(w);
     ++count;
   }
   if (have_two_d) {
-    make_narrow2d(p, &two_d);
+    make_narrow2d(p, dev, &two_d);
     sink(two_d);
     ++count;
   }
@@ -203,7 +203,7 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       w.threads = kWide2dThreads;
       cost_tiled(g, dev, T, 0, &w);
       w.factor = l2_resident(p, dev) ? kWide2dL2Factor : kWide2dFactor;
-      make_narrow2d(p, &w);
+      make_narrow2d(p, dev, &w);
       sink(w);
       ++count;
     }
@@ -610,9 +610,13 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
     build_rows(p, &spec->rows);
   } else if (c.narrow2d) {
     spec->narrow2d = Narrow2dParams{};
-    build_narrow2d(p, c.wide2d, &spec->narrow2d);
+    build_narrow2d(p, c, &spec->narrow2d);
     const int out_es = static_cast<int>(p.out_elem());  // wide2d.cu: static shared memory
-    spec->smem_bytes = c.wide2d ? 0u : static_cast<unsigned>(narrow2d_smem_bytes(out_es));
+    const bool short_ok = p.plain() && p.elem_size == 1;  // narrow2d.cu's short tiles
+    spec->smem_bytes =
+        c.wide2d ? 0u
+                 : static_cast<unsigned>(narrow2d_smem_bytes(
+                       out_es, short_ok ? narrow2d_out_bytes(c.out_run) : kNarrow2dOutBytes));
   } else if (c.narrow) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);

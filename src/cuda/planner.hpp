@@ -150,11 +150,17 @@ inline constexpr double kNarrow2dFactor = 0.93;
 // (2 B, 1.10-1.86) faster graph-replayed than the plans before it. Above L2 it ran 0.94-1.16x of
 // narrow2d and is not a candidate (session 21, docs/perf/middle-h100.md).
 inline constexpr double kPacked2dL2Factor = 0.6;
-// Makes a Tiled choice with one-dim runs narrow2d.cu's (wide2d.cu's where c->wide2d): its tile,
-// threads and grid, ranked at kNarrow2dFactor of its prediction (wide2d: c->factor, set by the
-// caller). Both take their block, Narrow2dParams, from build_narrow2d.
-void make_narrow2d(const Problem& p, Choice* c);
-void build_narrow2d(const Problem& p, bool wide, Narrow2dParams* np);
+// Plain 1-byte narrow2d tiles (32 KB) take output runs of kNarrow2dShortOutBytes instead of a
+// full tile's where full tiles would number fewer than this many per SM. With the short tile
+// everywhere, problems of 42-280 full tiles ran 1.0-1.4x faster and those with more 0.8-1.1x;
+// with this rule, 1-16 MB 1-byte problems taking it ran 1.15x (0.93-1.36), 2-byte ones (16 KB
+// tiles) only 1.02x, so they keep full tiles (session 21, docs/perf/middle-h100.md).
+inline constexpr int kNarrow2dShortTilesPerSm = 3;
+// Makes a Tiled choice with one-dim runs narrow2d.cu's (wide2d.cu's where c->wide2d): its tile
+// (in_run x out_run), threads and grid, ranked at kNarrow2dFactor of its prediction (wide2d:
+// c->factor, set by the caller). Both take their block, Narrow2dParams, from build_narrow2d.
+void make_narrow2d(const Problem& p, const DeviceInfo& dev, Choice* c);
+void build_narrow2d(const Problem& p, const Choice& c, Narrow2dParams* np);
 
 // One line, no commas: "tiled in=32 out=32 tile=1024 T=256 S=3 grid=528 8B".
 std::string summarize(const Problem& p, const Choice& c);

@@ -201,7 +201,9 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
         << summarize(p, c[0]);
     EXPECT_EQ(c[0].narrow, es <= 2) << summarize(p, c[0]);
     if (c[0].narrow2d) {  // 2D tiles: a block per tile, no shared-memory opt-in (wide2d: static)
-      EXPECT_EQ(spec.smem_bytes, c[0].wide2d ? 0u : unsigned(narrow2d_smem_bytes(int(es))));
+      const int out_bytes = es == 1 ? narrow2d_out_bytes(c[0].out_run) : kNarrow2dOutBytes;
+      EXPECT_EQ(spec.smem_bytes,
+                c[0].wide2d ? 0u : unsigned(narrow2d_smem_bytes(int(es), out_bytes)));
       EXPECT_LE(spec.smem_bytes, 48u << 10);
       // A block a tile; past 2^31 - 1 tiles the blocks loop over them.
       EXPECT_EQ(int64_t{spec.choice.grid},
@@ -296,7 +298,10 @@ TEST(CudaPlanner, NarrowOneDimRunsTakeNarrow2d) {
                         Want{{1000, 3002, 7}, {1, 0, 2}, 2, 64, 128, 16, 24},
                         Want{{85, 300, 9}, {1, 0, 2}, 2, 64, 128, 2, 3},
                         Want{{1000, 3001}, {1, 0}, 2, 64, 128, 16, 24},
-                        Want{{1000, 100, 5}, {1, 0, 2}, 2, 64, 100, 16, 1}}) {
+                        Want{{1000, 100, 5}, {1, 0, 2}, 2, 64, 100, 16, 1},
+                        // 1 byte, fewer than 3 full tiles per SM: output runs of 128 bytes
+                        Want{{1000, 3001}, {1, 0}, 1, 128, 128, 8, 24},
+                        Want{{301, 500, 3}, {1, 0, 2}, 1, 128, 128, 3, 4}}) {
     const Problem p = problem(w.ext, w.perm, w.es);
     std::vector<Choice> c;
     enumerate_choices(p, dev, nullptr, &c);

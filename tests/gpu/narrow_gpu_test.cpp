@@ -84,10 +84,11 @@ TEST(CudaNarrow, RandomShapesManyTiles) {
   }
 }
 
-// Narrow 2D tiles (narrow2d.cu: Tiled, one-dim runs of >= 64 bytes) on shapes around the tile's
-// edges (128 x 256 bytes), batched too, at every pointer alignment (2-byte elements off 2 bytes
-// gather bytes): the planner's narrow2d candidate launched whatever it ranks first (whole-word
-// shapes in L2 rank wide2d.cu's packed tile first, tests/gpu/wide2d_gpu_test.cpp).
+// Narrow 2D tiles (narrow2d.cu: Tiled, one-dim runs of >= 64 bytes) on shapes around the tiles'
+// edges (128 x 256 and 128 x 128 bytes), batched too, at every pointer alignment (2-byte
+// elements off 2 bytes gather bytes): the planner's narrow2d candidate launched whatever it
+// ranks first (whole-word shapes in L2 rank wide2d.cu's packed tile first,
+// tests/gpu/wide2d_gpu_test.cpp), 1-byte ones with output runs of both a full and a short tile.
 TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("CudaNarrow2d"));
@@ -111,24 +112,34 @@ TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
       const auto n = std::find_if(all.begin(), all.end(),
                                   [](const Choice& x) { return x.narrow2d && !x.wide2d; });
       ASSERT_NE(n, all.end()) << p.to_string();
-      KernelSpec spec;
-      build_spec(p, *n, &spec);
       const size_t bytes = static_cast<size_t>(p.volume) * es;
       std::vector<uint8_t> in(bytes), want(bytes + kGuard, kPoison);
       for (auto& v : in) v = static_cast<uint8_t>(1 + rng() % 255);
       reference(rank, c.ext.data(), c.perm.data(), es, XPOSE_COL_MAJOR, in.data(), want.data());
-      for (auto [a, b] : offsets) {
-        const auto got = launch_on(bufs, in, a, b, [&](const uint8_t* src, uint8_t* dst) {
-          return launch_narrow2d(spec.narrow2d, static_cast<int>(es), src, dst, nullptr,
-                                 spec.choice.grid);
-        });
-        ASSERT_EQ(got, want) << p.to_string() << " " << summarize(p, *n) << " offsets " << a
-                             << "/" << b;
-        ++runs;
+      const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
+      for (const int out_bytes : {kNarrow2dOutBytes, es == 1 ? kNarrow2dShortOutBytes : 0}) {
+        if (out_bytes == 0) continue;
+        Choice t = *n;  // the tile with output runs of out_bytes (or the whole dim)
+        t.out_run = std::min<int64_t>(e1, out_bytes / static_cast<int64_t>(es));
+        t.num_tiles = ((e0 + t.in_run - 1) / t.in_run) * ((e1 + t.out_run - 1) / t.out_run) *
+                      (p.volume / e0 / e1);
+        t.grid = static_cast<unsigned>(t.num_tiles);
+        KernelSpec spec;
+        build_spec(p, t, &spec);
+        ASSERT_EQ(spec.narrow2d.num_tiles, t.num_tiles) << p.to_string();
+        for (auto [a, b] : offsets) {
+          const auto got = launch_on(bufs, in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+            return launch_narrow2d(spec.narrow2d, static_cast<int>(es), src, dst, nullptr,
+                                   spec.choice.grid);
+          });
+          ASSERT_EQ(got, want) << p.to_string() << " " << summarize(p, t) << " offsets " << a
+                               << "/" << b;
+          ++runs;
+        }
       }
     }
   std::printf("%d narrow2d launches checked\n", runs);
-  EXPECT_EQ(runs, 144);
+  EXPECT_EQ(runs, 216);
 }
 
 // Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or
