@@ -23,7 +23,8 @@
 // A block per tile (the loop only folds grids past 2^31 - 1 blocks): 1-byte tiles (34 KB, 40
 // registers) six per SM, 2-byte ones (17 KB, 32 registers) eight keep their loads in flight
 // without a pipeline; a persistent grid of the same tiles ran at 0.5-0.85x of that
-// (docs/perf/narrow-h100.md, session 17).
+// (docs/perf/narrow-h100.md, session 17). Plain 1-byte plans with few tiles take short ones, 128
+// x 128 bytes (the OB template argument; planner.hpp kNarrow2dShortTilesPerSm, session 21).
 #include <cuda_runtime.h>
 
 #include <cstdint>

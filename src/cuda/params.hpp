@@ -200,9 +200,11 @@ struct NarrowParams {
 // aligned 4-byte word of an output run is gathered (and converted) from its 4 / EO rows and
 // stored whole; the partial words at the runs' two ends follow, a thread each (where runs start
 // off words, tiles after the first along them load K rows of halo and write the word across
-// their start). Tiles of 128 x 256 bytes (input run x output run), 256 threads; the launch
-// takes a block per tile. Plain elements of 4, 8 and 16 bytes take the same block in wide2d.cu:
-// tiles of kWide2dTile x kWide2dTile elements, kWide2dThreads threads.
+// their start). Tiles of 128 x 256 bytes (input run x output run; plain 1-byte plans with few
+// tiles 128 x 128), 256 threads; the launch takes a block per tile. Plain elements of 4, 8 and
+// 16 bytes take the same block in wide2d.cu: tiles of kWide2dTile x kWide2dTile elements,
+// kWide2dThreads threads (1- and 2-byte ones with whole-word runs in L2: packed, 128 x 128
+// bytes).
 inline constexpr int kNarrow2dThreads = 256;
 inline constexpr int kWide2dTile = 32;      // elements of a wide2d tile's runs
 inline constexpr int kWide2dThreads = 256;
