@@ -170,11 +170,13 @@ std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p, bool wide) {
 }
 
 
+bool narrow2d_short_tiles(const Problem& p) { return p.plain() && p.elem_size == 1; }
+
 void make_narrow2d(const Problem& p, const DeviceInfo& dev, Choice* c) {
   auto [ti, tj] = narrow2d_tile(p, c->wide2d);
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
-  // Plain 1-byte narrow2d: short output runs where full tiles would be few (planner.hpp).
-  if (!c->wide2d && p.plain() && p.elem_size == 1 &&
+  // Short output runs where full tiles would be few (planner.hpp).
+  if (!c->wide2d && narrow2d_short_tiles(p) &&
       ceil_div(e0, ti) * ceil_div(e1, tj) * (p.volume / e0 / e1) <
           static_cast<int64_t>(kNarrow2dShortTilesPerSm) * dev.sms)
     tj = std::min<int64_t>(tj, kNarrow2dShortOutBytes / static_cast<int64_t>(p.out_elem()));

@@ -612,11 +612,10 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
     spec->narrow2d = Narrow2dParams{};
     build_narrow2d(p, c, &spec->narrow2d);
     const int out_es = static_cast<int>(p.out_elem());  // wide2d.cu: static shared memory
-    const bool short_ok = p.plain() && p.elem_size == 1;  // narrow2d.cu's short tiles
+    const int out_bytes =
+        narrow2d_short_tiles(p) ? narrow2d_out_bytes(c.out_run) : kNarrow2dOutBytes;
     spec->smem_bytes =
-        c.wide2d ? 0u
-                 : static_cast<unsigned>(narrow2d_smem_bytes(
-                       out_es, short_ok ? narrow2d_out_bytes(c.out_run) : kNarrow2dOutBytes));
+        c.wide2d ? 0u : static_cast<unsigned>(narrow2d_smem_bytes(out_es, out_bytes));
   } else if (c.narrow) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);

@@ -156,6 +156,9 @@ inline constexpr double kPacked2dL2Factor = 0.6;
 // with this rule, 1-16 MB 1-byte problems taking it ran 1.15x (0.93-1.36), 2-byte ones (16 KB
 // tiles) only 1.02x, so they keep full tiles (session 21, docs/perf/middle-h100.md).
 inline constexpr int kNarrow2dShortTilesPerSm = 3;
+// Whether narrow2d.cu has the short tile for `p`'s elements (plain 1-byte: its PlainMove<1, 1>
+// instantiation); make_narrow2d and the block's shared memory follow it.
+bool narrow2d_short_tiles(const Problem& p);
 // Makes a Tiled choice with one-dim runs narrow2d.cu's (wide2d.cu's where c->wide2d): its tile
 // (in_run x out_run), threads and grid, ranked at kNarrow2dFactor of its prediction (wide2d:
 // c->factor, set by the caller). Both take their block, Narrow2dParams, from build_narrow2d.

@@ -73,6 +73,19 @@ inline void reference(int rank, const int64_t* ext, const int* perm, size_t es,
 constexpr size_t kGuard = 64;
 constexpr uint8_t kPoison = 0xA5;
 
+// A problem of a case list: extents and permutation.
+struct Case {
+  std::vector<int64_t> ext;
+  std::vector<int> perm;
+};
+
+// `bytes` random non-zero bytes (a tensor that zeros and poison cannot pass for).
+inline std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t bytes) {
+  std::vector<uint8_t> v(bytes);
+  for (auto& b : v) b = static_cast<uint8_t>(1 + rng() % 255);
+  return v;
+}
+
 // Device input and output with room for misalignment and guard bytes past the end.
 struct DeviceBuffers {
   uint8_t* in = nullptr;
@@ -137,8 +150,8 @@ inline xpose_status_t check_case(DeviceBuffers& bufs, std::mt19937_64& rng, int 
   char desc[4096];
   xpose_plan_describe(plan, desc, sizeof desc);
   if (describe) *describe = desc;
-  std::vector<uint8_t> in(bytes), want(bytes + kGuard, kPoison), got(bytes + kGuard);
-  for (auto& b : in) b = static_cast<uint8_t>(1 + rng() % 255);
+  const std::vector<uint8_t> in = random_bytes(rng, bytes);
+  std::vector<uint8_t> want(bytes + kGuard, kPoison), got(bytes + kGuard);
   reference(rank, ext, perm, es, layout, in.data(), want.data());
   EXPECT_EQ(cudaMemcpy(bufs.in + in_off, in.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemset(bufs.out, kPoison, bufs.capacity), cudaSuccess);

@@ -81,8 +81,7 @@ TEST(CudaGraph, CapturedExecuteReplays) {
     const int rank = static_cast<int>(c.ext.size());
     int64_t vol = 1;
     for (const int64_t e : c.ext) vol *= e;
-    std::vector<uint8_t> in(static_cast<size_t>(vol) * c.es);
-    for (auto& b : in) b = static_cast<uint8_t>(1 + rng() % 255);
+    const std::vector<uint8_t> in = random_bytes(rng, static_cast<size_t>(vol) * c.es);
     xpose_options_t o = cuda_options();
     xpose_plan_t plan = nullptr;
     ASSERT_EQ(xpose_plan_create(&plan, rank, c.ext.data(), c.perm.data(), c.es, &o),

@@ -19,11 +19,6 @@ using namespace xpose::detail;
 
 namespace {
 
-struct Case {
-  std::vector<int64_t> ext;
-  std::vector<int> perm;
-};
-
 TEST(CudaNarrow, ForcedSchemasOddExtentsAnyAlignment) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("CudaNarrowForced"));
@@ -113,8 +108,8 @@ TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
                                   [](const Choice& x) { return x.narrow2d && !x.wide2d; });
       ASSERT_NE(n, all.end()) << p.to_string();
       const size_t bytes = static_cast<size_t>(p.volume) * es;
-      std::vector<uint8_t> in(bytes), want(bytes + kGuard, kPoison);
-      for (auto& v : in) v = static_cast<uint8_t>(1 + rng() % 255);
+      const std::vector<uint8_t> in = random_bytes(rng, bytes);
+      std::vector<uint8_t> want(bytes + kGuard, kPoison);
       reference(rank, c.ext.data(), c.perm.data(), es, XPOSE_COL_MAJOR, in.data(), want.data());
       const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
       for (const int out_bytes : {kNarrow2dOutBytes, es == 1 ? kNarrow2dShortOutBytes : 0}) {

@@ -22,11 +22,6 @@ using namespace xpose::detail;
 
 namespace {
 
-struct Case {
-  std::vector<int64_t> ext;
-  std::vector<int> perm;
-};
-
 TEST(CudaWide2d, TileEdgesAnyAlignment) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("CudaWide2d"));
@@ -63,8 +58,8 @@ TEST(CudaWide2d, TileEdgesAnyAlignment) {
         KernelSpec spec;
         build_spec(p, *w, &spec);
         const size_t bytes = static_cast<size_t>(p.volume) * es;
-        std::vector<uint8_t> in(bytes), want(bytes + kGuard, kPoison);
-        for (auto& v : in) v = static_cast<uint8_t>(1 + rng() % 255);
+        const std::vector<uint8_t> in = random_bytes(rng, bytes);
+        std::vector<uint8_t> want(bytes + kGuard, kPoison);
         reference(rank, c.ext.data(), c.perm.data(), es, layout, in.data(), want.data());
         for (auto [a, b] : offsets) {
           const int piece = std::min(std::max(2, spec.log2_elem), std::countr_zero(a | b | 16));
