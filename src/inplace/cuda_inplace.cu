@@ -5,8 +5,9 @@
 // grid kept for comparison), so that no block is idle and the scheme decides which tiles are in
 // flight together. The grid is folded (blocks stride over items), so any size fits. 1- and
 // 2-byte elements move as 4-byte words transposed in registers (rows that do not start on a word
-// realigned by funnel shifts); 4-byte ones in pairs when every row starts on 8 bytes
-// (geometry.hpp's gpu_tiles), else one at a time. Swapped elements that are not a
+// realigned by funnel shifts); 4-byte ones in pairs when every row starts on 8 bytes, else one
+// at a time on 64 x 64 tiles; 8-byte ones in pairs on 64 x 64 tiles where rows start on 16
+// bytes but not on 128-byte lines (geometry.hpp's gpu_tiles). Swapped elements that are not a
 // 1/2/4/8/16-byte word (a leading dimension that stays, of odd byte size) are swapped by one
 // warp per cell pair, in the widest word the alignment allows.
 #include <cuda_runtime.h>
@@ -41,20 +42,20 @@ struct alignas(alignof(T) * kV) Vec {
   T e[kV];
 };
 
-// One phase over the rows r < rows (r = threadIdx.y + kRows * q) of a tile of `cols` columns
+// One phase over the rows r < rows (r = threadIdx.y + R * q) of a tile of `cols` columns
 // at g (row stride s): kLoad copies the rows into shared memory (sm[r][c] = g[c + r*s]), else
 // writes them from it, transposed (g[c + r*s] = sm[c][r]). Lane x moves the kV-element words
 // that start at columns kV * (x + 32 k). With kV > 1 the launch has checked that every row
 // starts on a word and holds whole words, so a word is in the tile or out of it. The loop is
 // predicated, not branched, so that the compiler issues all of a phase's loads together.
-template <bool kLoad, class T, int kV, int kT>
+template <bool kLoad, class T, int kV, int kT, int R>
 __device__ __forceinline__ void tile_phase(T* g, int64_t s, int cols, int rows, T (*sm)[kT + 1]) {
   static_assert(kT % (32 * kV) == 0, "a row is a whole number of warp accesses");
 #pragma unroll
-  for (int q = 0; q < kT / kRows; ++q)
+  for (int q = 0; q < kT / R; ++q)
 #pragma unroll
     for (int k = 0; k < kT / (32 * kV); ++k) {
-      const int r = threadIdx.y + q * kRows, c = kV * (threadIdx.x + 32 * k);
+      const int r = threadIdx.y + q * R, c = kV * (threadIdx.x + 32 * k);
       if (r >= rows || c >= cols) continue;
       auto* word = reinterpret_cast<Vec<T, kV>*>(g + c + r * s);
       if constexpr (kLoad) {
@@ -70,13 +71,13 @@ __device__ __forceinline__ void tile_phase(T* g, int64_t s, int cols, int rows, 
     }
 }
 
-// One block per tile pair: both kT x kT tiles through padded shared memory (conflict-free
-// transposed reads for one-element words of 4 bytes and more, 2-way for the 2-element words of
-// 4-byte elements), every load of a phase in flight before the first shared-memory store.
-template <class T, int kT, int kV>
-__global__ void __launch_bounds__(32 * kRows) swap_tiles_kernel(SwapGeometry g, T* data) {
-  __shared__ T lower[kT][kT + 1];
-  __shared__ T upper[kT][kT + 1];
+// One block of 32 x R threads per tile pair: both kT x kT tiles through padded shared memory
+// (conflict-free transposed reads for one-element words of 4 bytes and more, 2-way for the
+// 2-element words of 4- and 8-byte elements), every load of a phase in flight before the first
+// shared-memory store.
+template <class T, int kT, int kV, int R>
+__device__ __forceinline__ void swap_tiles(const SwapGeometry& g, T* data, T (*lower)[kT + 1],
+                                           T (*upper)[kT + 1]) {
   const int64_t s = g.row_stride;
   for (uint64_t item = blockIdx.x; item < g.items(); item += gridDim.x) {
     TileJob j;
@@ -87,13 +88,42 @@ __global__ void __launch_bounds__(32 * kRows) swap_tiles_kernel(SwapGeometry g, 
     T* a = data + j.base + j.x0 + j.y0 * s;  // a[i + r*s] = M(x0 + i, y0 + r)
     T* b = data + j.base + j.y0 + j.x0 * s;  // b[i + r*s] = M(y0 + i, x0 + r)
     __syncthreads();  // the previous item's shared reads are done
-    tile_phase<true, T, kV, kT>(a, s, ex, ey, lower);
-    if (!diagonal) tile_phase<true, T, kV, kT>(b, s, ey, ex, upper);
+    tile_phase<true, T, kV, kT, R>(a, s, ex, ey, lower);
+    if (!diagonal) tile_phase<true, T, kV, kT, R>(b, s, ey, ex, upper);
     __syncthreads();
     // M(x0 + i, y0 + r) takes M(y0 + r, x0 + i) = upper[i][r], and the other way round.
-    tile_phase<false, T, kV, kT>(a, s, ex, ey, diagonal ? lower : upper);
-    if (!diagonal) tile_phase<false, T, kV, kT>(b, s, ey, ex, lower);
+    tile_phase<false, T, kV, kT, R>(a, s, ex, ey, diagonal ? lower : upper);
+    if (!diagonal) tile_phase<false, T, kV, kT, R>(b, s, ey, ex, lower);
   }
+}
+
+template <class T, int kT, int kV>
+__global__ void __launch_bounds__(32 * kRows) swap_tiles_kernel(SwapGeometry g, T* data) {
+  __shared__ T lower[kT][kT + 1];
+  __shared__ T upper[kT][kT + 1];
+  swap_tiles<T, kT, kV, kRows>(g, data, lower, upper);
+}
+
+// 64 x 64 tiles of one element per access (4 bytes) held to four blocks per SM (64
+// registers): left to itself the compiler took 96, two blocks per SM, and odd n ran at 0.80 of
+// copy instead of 0.95 (docs/perf/inplace-h100.md, session 22). A kernel of its own: a second
+// launch bound on the template gave the other tiles 54-72 registers instead of 40-48.
+template <class T, int kT, int kV>
+__global__ void __launch_bounds__(32 * kRows, 4) swap_wide_tiles_kernel(SwapGeometry g, T* data) {
+  __shared__ T lower[kT][kT + 1];
+  __shared__ T upper[kT][kT + 1];
+  swap_tiles<T, kT, kV, kRows>(g, data, lower, upper);
+}
+
+// 8-byte elements in pairs (16-byte accesses) on 64 x 64 tiles where rows start on 16 bytes
+// but not on 128-byte lines (geometry.hpp): 512 threads, the two tiles in 66 KB of dynamic
+// shared memory (three blocks per SM).
+constexpr int kPairRows = 16;
+template <class T, int kT, int kV>
+__global__ void __launch_bounds__(32 * kPairRows) swap_pair_tiles_kernel(SwapGeometry g, T* data) {
+  extern __shared__ uint4 pair_tiles[];
+  auto* lower = reinterpret_cast<T(*)[kT + 1]>(pair_tiles);
+  swap_tiles<T, kT, kV, kPairRows>(g, data, lower, lower + kT);
 }
 
 // Narrow elements (1 and 2 bytes) on vector rows: a lane moves one 4-byte word of K = 4 / size
@@ -291,8 +321,19 @@ template <class T, int kT, int kV>
 xpose_status_t launch_tiles(const SwapGeometry& g, void* data, cudaStream_t stream) {
   const uint64_t items = g.items();
   if (items == 0) return XPOSE_SUCCESS;
-  swap_tiles_kernel<T, kT, kV><<<static_cast<unsigned>(std::min(items, kMaxGrid)),
-                                 dim3(32, kRows), 0, stream>>>(g, static_cast<T*>(data));
+  const auto grid = static_cast<unsigned>(std::min(items, kMaxGrid));
+  T* d = static_cast<T*>(data);
+  if constexpr (sizeof(T) == 8 && kV == 2) {
+    constexpr int kSmem = 2 * kT * (kT + 1) * static_cast<int>(sizeof(T));
+    static const cudaError_t allowed = cudaFuncSetAttribute(
+        swap_pair_tiles_kernel<T, kT, kV>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    if (allowed != cudaSuccess) return launch_status(allowed, "in-place tile swap");
+    swap_pair_tiles_kernel<T, kT, kV><<<grid, dim3(32, kPairRows), kSmem, stream>>>(g, d);
+  } else if constexpr (kT == 64 && kV == 1) {
+    swap_wide_tiles_kernel<T, kT, kV><<<grid, dim3(32, kRows), 0, stream>>>(g, d);
+  } else {
+    swap_tiles_kernel<T, kT, kV><<<grid, dim3(32, kRows), 0, stream>>>(g, d);
+  }
   return launch_status(cudaGetLastError(), "in-place tile swap");
 }
 
@@ -334,6 +375,8 @@ xpose_status_t launch_shape(const inplace::GpuTiles& tiles, const SwapGeometry& 
   } else {
     constexpr int kTs = inplace::kGpuScalarTile[kLog2];
     using T = Elem<kLog2>;
+    if constexpr (kLog2 == 3)
+      if (tiles.vector == 2) return launch_tiles<T, inplace::kGpuPairTile, 2>(g, data, st);
     if (tiles.vector > 1) return launch_tiles<T, kT, kV>(g, data, st);
     if (tiles.aligned) return launch_tiles<T, kTs, 1>(g, data, st);
     return launch_tiles<Bytes<sizeof(T)>, kTs, 1>(g, data, st);

@@ -23,7 +23,7 @@ constexpr int64_t kDefaultRegion = 64;
 // always move as 4-byte words (cuda_inplace.cu's word tiles; rows that do not start on a word
 // are realigned by funnel shifts); 4-byte elements move in pairs when every row starts on 8
 // bytes (H100, docs/perf/inplace-h100.md run 5: 0.72 -> 0.95 of copy); 8 B: 0.90-0.96 with
-// 32 x 32 one-element words.
+// 32 x 32 one-element words where rows start on 128-byte lines (else kGpuPairTile).
 constexpr int kGpuVector[5] = {4, 2, 2, 1, 1};
 constexpr int kGpuTile[5] = {128, 64, 64, 32, 32};
 // The word tiles' edge (elements) for K = 4 / size elements a word: kGpuTile's 32 words a row
@@ -31,8 +31,16 @@ constexpr int kGpuTile[5] = {128, 64, 64, 32, 32};
 // cover any row's offset).
 XPOSE_HD constexpr int gpu_word_tile(int k, bool realigned) { return (realigned ? 31 : 32) * k; }
 // 4 bytes and wider when rows do not start on a vector (odd n, or a pointer that is not
-// vector-aligned): one element per access, on these tiles (4 B: 0.72 of copy).
-constexpr int kGpuScalarTile[5] = {0, 0, 32, 32, 32};
+// vector-aligned): one element per access, on these tiles. 4 B: 64 x 64 (a tile pair of 32 KB;
+// odd n ran at 0.74-0.93 of copy on 32 x 32 tiles, 0.88-1.10 on these: docs/perf/
+// inplace-h100.md, session 22). 8 B: 64 x 64 single elements ran 0.96-1.04x of 32 x 32, so
+// 8 and 16 B keep 32 x 32.
+constexpr int kGpuScalarTile[5] = {0, 0, 64, 32, 32};
+// 8 B where rows start on 16 bytes (even n, data on 16 bytes) but not on 128-byte lines: pairs
+// of elements per access on 64 x 64 tiles. A warp's row of 32 single elements spans 3 lines
+// for 2 there, 1.37x the L2 requests of rows on lines (ncu, n = 16388 against 16400: 0.81
+// against 0.90 of copy); in pairs, 0.80-0.88 where single elements ran 0.73-0.81.
+constexpr int kGpuPairTile = 64;
 // CPU tile edge by log2(element size): a pair of tiles stays within 32 KiB (one L1).
 constexpr int kCpuTile[5] = {64, 64, 32, 32, 16};
 // CPU band width (tiles): bands of 16 tile columns keep the partner rows of a team's work
@@ -67,6 +75,11 @@ inline GpuTiles gpu_tiles(size_t unit, uintptr_t address, int64_t n) {
   t.vector = v > 1 && n % v == 0 && address % (unit * v) == 0 ? kGpuVector[l] : 1;
   if (l < 2) t.tile = gpu_word_tile(kGpuVector[l], t.vector == 1);
   else t.tile = t.vector > 1 ? kGpuTile[l] : kGpuScalarTile[l];
+  const bool on_lines = static_cast<uint64_t>(n) * unit % 128 == 0 && address % 128 == 0;
+  if (l == 3 && t.aligned && !on_lines && n % 2 == 0 && address % 16 == 0) {
+    t.vector = 2;
+    t.tile = kGpuPairTile;
+  }
   return t;
 }
 

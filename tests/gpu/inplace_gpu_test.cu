@@ -90,6 +90,28 @@ TEST(InplaceGpu, NarrowWordTiles) {
   }
 }
 
+// Rows off vectors or lines take 64 x 64 tiles: 4-byte elements whose rows do not start on 8
+// bytes (odd n, data 4 bytes past 8 or not on 4) one element per access; 8-byte ones whose rows
+// start on 16 bytes but not on 128-byte lines (even n not a multiple of 16) in pairs, and not
+// on 16 bytes (data 8 bytes past 16) one at a time. Partial edge tiles on either side of 64,
+// more items than resident blocks, the diagonal, planes of a batch.
+TEST(InplaceGpu, WideTilesOffLines) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("InplaceGpu.WideTiles") + 5);
+  for (int64_t n : {63, 65, 127, 129, 191, 4001})
+    check_inplace(rng, {n, n}, {1, 0}, 4, n % 4 == 1 ? XPOSE_ROW_MAJOR : XPOSE_COL_MAJOR);
+  for (size_t offset : {1, 2, 4})
+    check_inplace(rng, {130, 130}, {1, 0}, 4, XPOSE_COL_MAJOR, {}, offset);
+  check_inplace(rng, {129, 129, 3}, {1, 0, 2}, 4);  // planes adjacent in memory
+  check_inplace(rng, {67, 3, 67}, {2, 1, 0}, 4);    // planes far apart
+  for (int64_t n : {2, 62, 66, 126, 130, 194, 4002})
+    check_inplace(rng, {n, n}, {1, 0}, 8, n % 4 == 0 ? XPOSE_ROW_MAJOR : XPOSE_COL_MAJOR);
+  for (size_t offset : {8, 16})
+    check_inplace(rng, {130, 130}, {1, 0}, 8, XPOSE_COL_MAJOR, {}, offset);
+  check_inplace(rng, {130, 130, 3}, {1, 0, 2}, 8);
+  check_inplace(rng, {66, 3, 66}, {2, 1, 0}, 8);
+}
+
 TEST(InplaceGpu, RandomSizesAndMisalignedData) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("InplaceGpu.Random") + 1);
