@@ -104,12 +104,12 @@ static double issue_time(const DeviceInfo& dev, double thread_instr) {
 // grid) and returns DRAM time over latency hiding, load balance and edge-tile fill, with the
 // pieces in `terms`.
 static double tile_memory(const Geometry& g, const DeviceInfo& dev, const Tile& T, int resident,
-                   Choice* c, CostTerms* terms) {
+                          Choice* c, CostTerms* terms, double read_merge = kTune.read_merge) {
   const Problem& p = *g.p;
   const int64_t capacity = static_cast<int64_t>(resident) * dev.sms;
   c->grid = static_cast<unsigned>(std::min<int64_t>(T.num_tiles, capacity));
-  const double eff_r = run_efficiency(T.in_span * g.esize, T.in_align,
-                                      kTune.read_unit, kTune.read_merge);
+  const double eff_r = run_efficiency(T.in_span * g.esize, T.in_align, kTune.read_unit,
+                                      read_merge);
   const double eff_w = run_efficiency(T.out_span * g.esize, T.out_align,
                                       kTune.write_unit, kTune.write_merge);
   // Blocks per SM actually busy, each with volume * esize bytes of loads in flight per phase.
@@ -203,7 +203,11 @@ void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice
   c->stages = 1;
   c->narrow = true;
   CostTerms terms;
-  const double mem = tile_memory(g, dev, T, narrow_resident(dev, T.smem_bytes), c, &terms);
+  // Where input dim 0 stays leading (FVI match) the narrow tiles keep the tile kernel's merge:
+  // there the higher one chose tiles that ran 0.83-1.01x (docs/perf/narrow-h100.md, session 22).
+  const double merge = g.p->perm[0] != 0 ? kTune.narrow_read_merge : kTune.read_merge;
+  const double mem =
+      tile_memory(g, dev, T, narrow_resident(dev, T.smem_bytes), c, &terms, merge);
   const int64_t rows = T.volume / T.in_run, spans = T.volume / T.out_run;
   const int64_t chunks = rows * ceil_div(T.in_run * g.esize, kNarrowChunk);
   const int64_t per_span = ceil_div(T.out_run * g.esize + 31, kNarrowWord);

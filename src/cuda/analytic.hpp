@@ -20,6 +20,14 @@ struct Tuning {
   double launch_s = 2.5e-6;         // launch + ramp of one kernel (cudaMemcpyAsync of 1 MB ~ 3 us)
   double read_unit = 64, read_merge = 0.25;  // reads: neighbours' partial units hit in L2
   double write_unit = 128, write_merge = 0.0;
+  // The narrow kernel's reads: its rows are 16-byte envelopes (cp.async), so the partial units
+  // at a run's ends are partly its neighbours' and found in L2 more often than the tile
+  // kernel's. At 0.25, fresh 1-byte problems took input runs of two dims (80-130 bytes) with
+  // output runs of 111-120 where measure planning took input dim 0 alone with output runs
+  // 1.5-2x longer, 1.2-1.4x faster (docs/perf/narrow-h100.md, sessions 19 and 22); in narrow2d
+  // tiles, rows off lines cost 13 % on the input side and 27 % on the output side. Problems
+  // whose input dim 0 stays leading keep read_merge (analytic.cpp cost_narrow).
+  double narrow_read_merge = 0.5;
   // Fixed cost of a run, as bytes (DRAM page and L2 set changes): aligned 128-byte runs ran at
   // 0.83 of copy, 1 KB runs at 0.92 (TTLG 6D suite, docs/perf/cuda-h100.md).
   double run_overhead_bytes = 24;
