@@ -287,6 +287,28 @@ const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool us
 
 }  // namespace
 
+// Narrow tiles predicted alike (a tile that is memory-bound as quads and as gathered writes,
+// its runs disjoint or not) rank quads first where their output runs hold kQuadTieBytes or
+// more: on 94 fresh 1- and 2-byte problems where the two tied, quads with output runs of 64
+// bytes and more ran 1.09-1.14x faster by geometric mean, shorter ones 0.84-0.95x (each run's
+// partial words are stored on their own; docs/perf/narrow-h100.md, session 22).
+namespace {
+
+constexpr int64_t kQuadTieBytes = 64;
+
+bool quads_first(const Choice& c, int64_t out_esize) {
+  return c.narrow && !c.narrow2d && c.schema == Schema::Tiled &&
+         c.out_run * out_esize >= kQuadTieBytes;
+}
+
+// The ranking of analytic predictions: lower first, ties as above.
+bool ranks_before(const Choice& x, const Choice& y, int64_t out_esize) {
+  if (x.predicted != y.predicted) return x.predicted < y.predicted;
+  return quads_first(x, out_esize) && !quads_first(y, out_esize);
+}
+
+}  // namespace
+
 void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
                        std::vector<Choice>* out, bool use_regression) {
   out->clear();
@@ -297,8 +319,9 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   if (model)
     rank_by_regression(*model, out);
   else
-    std::stable_sort(out->begin(), out->end(),
-                     [](const Choice& x, const Choice& y) { return x.predicted < y.predicted; });
+    std::stable_sort(out->begin(), out->end(), [&g](const Choice& x, const Choice& y) {
+      return ranks_before(x, y, g.out_esize);
+    });
   if (p.is_copy()) return;
   // Tensors up to ~1 MB: the direct kernel, whatever a model fitted on larger ones says (larger
   // non-plain ones rank it by its prediction).
@@ -330,11 +353,12 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
   const Regression* model = ranking_model(p, dev, use_regression);
   if (!model) {  // the first of the lowest prediction: what the stable sort puts first
     bool found = false;
+    const Geometry g = geometry(p);
     const auto keep = [&](Choice& c) {
-      if (!found || c.predicted < best->predicted) *best = c;
+      if (!found || ranks_before(c, *best, g.out_esize)) *best = c;
       found = true;
     };
-    for_each_choice(geometry(p), dev, req, keep);
+    for_each_choice(g, dev, req, keep);
     return found;
   }
   // rank_by_regression's first: the quadratic's kScreened best in its order (ties: the first
