@@ -285,15 +285,11 @@ const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool us
   return model && model->covers(static_cast<double>(p.bytes())) ? model : nullptr;
 }
 
-}  // namespace
-
 // Narrow tiles predicted alike (a tile that is memory-bound as quads and as gathered writes,
 // its runs disjoint or not) rank quads first where their output runs hold kQuadTieBytes or
 // more: on 94 fresh 1- and 2-byte problems where the two tied, quads with output runs of 64
 // bytes and more ran 1.09-1.14x faster by geometric mean, shorter ones 0.84-0.95x (each run's
 // partial words are stored on their own; docs/perf/narrow-h100.md, session 22).
-namespace {
-
 constexpr int64_t kQuadTieBytes = 64;
 
 bool quads_first(const Choice& c, int64_t out_esize) {

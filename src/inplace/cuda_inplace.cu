@@ -324,8 +324,9 @@ xpose_status_t launch_tiles(const SwapGeometry& g, void* data, cudaStream_t stre
   const auto grid = static_cast<unsigned>(std::min(items, kMaxGrid));
   T* d = static_cast<T*>(data);
   if constexpr (sizeof(T) == 8 && kV == 2) {
+    // Per launch, not once per process: the attribute belongs to the current device's context.
     constexpr int kSmem = 2 * kT * (kT + 1) * static_cast<int>(sizeof(T));
-    static const cudaError_t allowed = cudaFuncSetAttribute(
+    const cudaError_t allowed = cudaFuncSetAttribute(
         swap_pair_tiles_kernel<T, kT, kV>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (allowed != cudaSuccess) return launch_status(allowed, "in-place tile swap");
     swap_pair_tiles_kernel<T, kT, kV><<<grid, dim3(32, kPairRows), kSmem, stream>>>(g, d);
