@@ -19,7 +19,10 @@
 //   after the first along the runs also loads the K rows before it (halo) and writes the word
 //   that straddles its start, and a tile before the last leaves the word that straddles its
 //   end to the next: partial words only at a run's two ends (14142^2 1 B: 224 -> 187 us, 9 %
-//   fewer L2 write sectors; session 18).
+//   fewer L2 write sectors; session 18). Sector tiles (Narrow2dParams::sector: plain problems
+//   above L2 whose runs start off 32-byte sectors) do the same at sectors: 32 / EO rows of
+//   halo, and each warp writes groups of runs 32 apart, which share their offset mod 32, so
+//   that no sector is written by two blocks (1-2 B problems of 30-300 MB 1.17-1.21x, session 22).
 // A block per tile (the loop only folds grids past 2^31 - 1 blocks): 1-byte tiles (34 KB, 40
 // registers) six per SM, 2-byte ones (17 KB, 32 registers) eight keep their loads in flight
 // without a pipeline; a persistent grid of the same tiles ran at 0.5-0.85x of that
@@ -64,14 +67,19 @@ struct ConvertMove {
   }
 };
 
-template <class M, int OB>
+// kSector: sector tiles (Narrow2dParams::sector), with 32 / EO rows of halo, else K.
+template <class M, int OB, bool kSector>
 struct Narrow2dTile {
   static constexpr int K = 4 / M::kOut;                  // rows of an output word
+  static constexpr int H = kSector ? 32 / M::kOut : K;   // rows of halo
   static constexpr int TI = kNarrow2dInBytes / M::kIn;   // input-run elements (output runs)
   static constexpr int TJ = OB / M::kOut;                // output-run elements (rows)
   static constexpr int P = kNarrow2dRowWords * 4;        // bytes of a row in shared memory
-  static constexpr int PLANE = (TJ / K + 1) * P;         // bytes of a plane (a row of halo)
-  static constexpr int RUNS = TI / (kNarrow2dThreads / 32);  // output runs of a warp
+  static constexpr int PLANE = (TJ + H) / K * P;         // bytes of a plane
+  static constexpr int WARPS = kNarrow2dThreads / 32;
+  static constexpr int RUNS = TI / WARPS;                // output runs of a warp
+  static constexpr int GROUPS = 32 / WARPS;              // sector tiles: run groups of a warp
+  static constexpr int GROUP_RUNS = TI / 32;             // ... and runs of a group
 };
 
 __device__ __forceinline__ void copy_word_async(uint32_t dst, const uint8_t* src) {
@@ -91,23 +99,23 @@ __device__ __forceinline__ uint32_t load_shared(uint32_t a) {
   return v;
 }
 
-// Shared-memory address of row jj - K's first byte (column 0): rows from -K (the halo before
+// Shared-memory address of row jj - H's first byte (column 0): rows from -H (the halo before
 // the tile) are stored from jj = 0. Unsigned, so that the divisions are shifts.
-template <class M, int OB>
+template <class M, int OB, bool kSector>
 __device__ __forceinline__ uint32_t row_at(uint32_t base, uint32_t jj, uint32_t in32,
                                            uint32_t row32) {
-  using T = Narrow2dTile<M, OB>;
-  constexpr uint32_t K = T::K;
-  return base + (jj % K) * T::PLANE + (jj / K) * T::P + ((in32 + (jj - K) * row32) & 3u);
+  using T = Narrow2dTile<M, OB, kSector>;
+  constexpr uint32_t K = T::K, H = T::H;
+  return base + (jj % K) * T::PLANE + (jj / K) * T::P + ((in32 + (jj - H) * row32) & 3u);
 }
 
-// Byte b (>= -4) of an output run, relative to the tile's first row: the shared-memory address
-// of its row's byte at column 0 (row b / EO rounded down, the byte within that element).
-template <class M, int OB>
+// Byte b (>= -H EO) of an output run, relative to the tile's first row: the shared-memory
+// address of its row's byte at column 0 (row b / EO rounded down, the byte within that element).
+template <class M, int OB, bool kSector>
 __device__ __forceinline__ uint32_t byte_at(uint32_t base, int b, uint32_t in32, uint32_t row32) {
   constexpr uint32_t EO = M::kOut;
-  const uint32_t bb = static_cast<uint32_t>(b + 4);
-  return row_at<M, OB>(base, bb / EO, in32, row32) + bb % EO;
+  const uint32_t bb = static_cast<uint32_t>(b + Narrow2dTile<M, OB, kSector>::H * EO);
+  return row_at<M, OB, kSector>(base, bb / EO, in32, row32) + bb % EO;
 }
 
 // Bytes [lo, hi) of `v` (a partial word: not [0, 4)) at `word`, in aligned stores of 1 and 2.
@@ -120,19 +128,59 @@ __device__ __forceinline__ void store_part(uint8_t* word, uint32_t v, int lo, in
   if (lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo));
 }
 
-template <class M, int OB>
+// The whole words of output runs i0, i0 + S, ... (fewer than vi) of a tile, by one warp: the
+// runs share their offset t modulo the words' (sector tiles: sectors') alignment; lane l takes
+// words k = kf + l, + 32, ... of each, N runs per word's address computation in full tiles.
+template <class M, int OB, bool kSector, int N, int S>
+__device__ __forceinline__ void write_words(const Narrow2dParams& p, uint32_t base,
+                                            uint8_t* tout, int i0, int vi, int vj, bool halo,
+                                            bool last, uint32_t in32, uint32_t row32, int lane) {
+  using T = Narrow2dTile<M, OB, kSector>;
+  constexpr int EI = M::kIn, EO = M::kOut, G = M::kPiece;
+  uint8_t* run0 = tout + i0 * p.out_row;
+  const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run0) & (kSector ? 31 : 3));
+  const int end = t + vj * EO;
+  const int kf = halo ? 0 : (t + 3) >> 2;
+  const int kl = last ? end >> 2 : (end & (kSector ? ~31 : ~3)) >> 2;
+  const int64_t step = S * p.out_row;
+  for (int k = kf + lane; k < kl; k += 32) {
+    uint32_t at[4 / G];
+#pragma unroll
+    for (int g = 0; g < 4 / G; ++g)  // byte m = g * G of the word
+      at[g] = byte_at<M, OB, kSector>(base, 4 * k - t + g * G, in32, row32) + i0 * EI;
+    uint8_t* o = run0 - t + 4 * k;
+    const auto word = [&](int i) {
+      uint32_t v = 0;
+#pragma unroll
+      for (int g = 0; g < 4 / G; ++g)
+        v |= M::apply(p.op, load_shared<M::kLoad>(at[g] + i * EI)) << (8 * G * g);
+      return v;
+    };
+    // Full tiles unrolled (a predicate per store instead ran 0.92x on 14142^2, 1 B).
+    if (vi == T::TI) {
+#pragma unroll
+      for (int r = 0; r < N; ++r) *reinterpret_cast<uint32_t*>(o + r * step) = word(S * r);
+    } else {
+      for (int i = 0; i + i0 < vi; i += S, o += step) *reinterpret_cast<uint32_t*>(o) = word(i);
+    }
+  }
+}
+
+template <class M, int OB, bool kSector>
 __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
     narrow2d_kernel(const __grid_constant__ Narrow2dParams p, const uint8_t* __restrict__ in,
                     uint8_t* __restrict__ out) {
-  using T = Narrow2dTile<M, OB>;
+  using T = Narrow2dTile<M, OB, kSector>;
   constexpr int EI = M::kIn, EO = M::kOut, G = M::kPiece;
   extern __shared__ uint4 smem_raw[];
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
   const uint8_t* in_end = in + p.in_bytes;
   const uint32_t row32 = static_cast<uint32_t>(p.in_row);
-  // Whether output runs may start off 4-byte words (never for 4-byte output elements).
-  const bool split = EO < 4 && (p.split || (reinterpret_cast<uintptr_t>(out) & 3u));
+  // Whether output runs may start off 4-byte words (never for 4-byte output elements), or for
+  // sector tiles off 32-byte sectors (the planner's choice: they do).
+  const bool split = kSector || (EO < 4 && (p.split || (reinterpret_cast<uintptr_t>(out) & 3u)));
+  constexpr uint32_t kAlign = kSector ? 31 : 3;  // the offset a tile's halo covers
   for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
     uint64_t c1 = 0;  // the tile's position along the output runs (0 of 1 when not blocked)
     const TileBase b = walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_tiles,
@@ -141,7 +189,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
     // Halo rows and the words that straddle the tile's ends (above).
     const bool halo = split && c1 > 0;
     const bool last = !split || static_cast<int64_t>(c1) + 1 == p.run_tiles;
-    const int r0 = halo ? -T::K : 0;
+    const int r0 = halo ? -T::H : 0;
     const uint8_t* tin = in + b.in * EI;
     uint8_t* tout = out + b.out * EO;
     const uint32_t in32 = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(tin));
@@ -178,7 +226,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
           }
         };
         const uint8_t* x = tin + r * p.in_row - shift + 4 * lane;
-        uint32_t d = row_at<M, OB>(base, r + T::K, in32, row32) - shift + 4 * lane;
+        uint32_t d = row_at<M, OB, kSector>(base, r + T::H, in32, row32) - shift + 4 * lane;
 #pragma unroll 1
         for (int s = 0, j = 0, w = lane; s < rows + (rows + 31) / 32; ++s) {
           if (j < rows && 4 * w < span) copy(d, x);
@@ -196,8 +244,20 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();
-    // Whole words. The warp's output runs start at one offset mod 4 (t).
-    {
+    // Whole words. Words count from the word (sector tiles: the sector) at or before a run's
+    // start: from there where the tile has halo rows, else from its first whole word; to the one
+    // at or before its end where a tile follows along the runs (which writes that word or
+    // sector), else to its last whole word. The runs of a warp share their offset t mod 4
+    // (runs 8 apart), for sector tiles their offset mod 32 (groups of runs 32 apart).
+    if constexpr (kSector) {
+#pragma unroll 1
+      for (int q = 0; q < T::GROUPS; ++q) {
+        const int i0 = warp + T::WARPS * q;
+        if (i0 >= vi) break;
+        write_words<M, OB, kSector, T::GROUP_RUNS, 32>(p, base, tout, i0, vi, vj, halo, last,
+                                                       in32, row32, lane);
+      }
+    } else {
       uint8_t* run0 = tout + warp * p.out_row;
       const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run0) & 3);
       const int kf = t > 0 && !halo ? 1 : 0, kl = (t + vj * EO) >> 2;
@@ -206,7 +266,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
         uint32_t at[4 / G];
 #pragma unroll
         for (int g = 0; g < 4 / G; ++g)  // byte m = g * G of the word
-          at[g] = byte_at<M, OB>(base, 4 * k - t + g * G, in32, row32) + warp * EI;
+          at[g] = byte_at<M, OB, kSector>(base, 4 * k - t + g * G, in32, row32) + warp * EI;
         uint8_t* o = run0 - t + 4 * k;
         const auto word = [&](int i) {
           uint32_t v = 0;
@@ -230,12 +290,13 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
     for (int x = threadIdx.x; x < 2 * vi; x += kNarrow2dThreads) {
       const int i = x >> 1;
       uint8_t* run_i = tout + i * p.out_row;
-      const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run_i) & 3);
-      const int span = t + vj * EO, kf = t > 0 && !halo ? 1 : 0, kl = span >> 2;
+      const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run_i) & kAlign);
+      const int span = t + vj * EO, kl = span >> 2;
+      const int kf = kSector ? (halo ? 0 : (t + 3) >> 2) : (t > 0 && !halo ? 1 : 0);
       int k;
       if ((x & 1) == 0) {
-        if (t == 0 || halo) continue;
-        k = 0;
+        if ((t & 3) == 0 || halo) continue;
+        k = t >> 2;
       } else {
         if ((span & 3) == 0 || kl < kf || !last) continue;
         k = kl;
@@ -243,7 +304,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
       const int m_lo = halo ? 0 : max(0, t - 4 * k), m_hi = min(4, span - 4 * k);
       uint32_t v = 0;
       for (int m = m_lo; m < m_hi; m += G) {
-        const uint32_t a = byte_at<M, OB>(base, 4 * k - t + m, in32, row32) + i * EI;
+        const uint32_t a = byte_at<M, OB, kSector>(base, 4 * k - t + m, in32, row32) + i * EI;
         v |= M::apply(p.op, load_shared<M::kLoad>(a)) << (8 * m);
       }
       store_part(run_i - t + 4 * k, v, m_lo, m_hi);
@@ -253,20 +314,28 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
 }
 
 // The kernel of the plan's tile: plain 1-byte tiles whose output runs fit a short tile's take it
-// (narrow2d_out_bytes, planner.hpp kNarrow2dShortTilesPerSm); the others a full tile's.
+// (narrow2d_out_bytes, planner.hpp kNarrow2dShortTilesPerSm); the others a full tile's; plain
+// plans with Narrow2dParams::sector its sector tiles.
+template <class M, int OB, bool kSector>
+cudaError_t launch_tiles(const Narrow2dParams& p, const uint8_t* in, uint8_t* out,
+                         cudaStream_t stream, unsigned grid) {
+  return launch_kernel(&narrow2d_kernel<M, OB, kSector>, grid, kNarrow2dThreads,
+                       static_cast<unsigned>(narrow2d_smem_bytes(M::kOut, OB, kSector)), stream,
+                       p, in, out);
+}
+
 template <class M>
 cudaError_t launch_one(const Narrow2dParams& p, const uint8_t* in, uint8_t* out,
                        cudaStream_t stream, unsigned grid) {
   constexpr int kShort = kNarrow2dShortOutBytes, kFull = kNarrow2dOutBytes;
   if constexpr (std::is_same_v<M, PlainMove<1, 1>>) {
     if (narrow2d_out_bytes(p.tj) == kShort)
-      return launch_kernel(&narrow2d_kernel<M, kShort>, grid, kNarrow2dThreads,
-                           static_cast<unsigned>(narrow2d_smem_bytes(1, kShort)), stream, p, in,
-                           out);
+      return launch_tiles<M, kShort, false>(p, in, out, stream, grid);
   }
-  return launch_kernel(&narrow2d_kernel<M, kFull>, grid, kNarrow2dThreads,
-                       static_cast<unsigned>(narrow2d_smem_bytes(M::kOut, kFull)), stream, p, in,
-                       out);
+  if constexpr (std::is_same_v<M, PlainMove<1, 1>> || std::is_same_v<M, PlainMove<2, 2>>) {
+    if (p.sector) return launch_tiles<M, kFull, true>(p, in, out, stream, grid);
+  }
+  return launch_tiles<M, kFull, false>(p, in, out, stream, grid);
 }
 
 template <xpose_type_t In, xpose_type_t Out>

@@ -216,11 +216,20 @@ void build_narrow2d(const Problem& p, const Choice& c, Narrow2dParams* np) {
     std::swap(np->grid[0], np->grid[1]);
   np->num_tiles = 1;
   np->split = np->out_row % 4 != 0;
+  bool off_sectors = np->out_row % 32 != 0;
   for (int k = 0; k < np->n_grid; ++k) {
     np->num_tiles *= static_cast<int64_t>(np->grid[k].count.d);
     if (np->grid[k].slot == 1) np->run_tiles = static_cast<int64_t>(np->grid[k].count.d);
     if (np->grid[k].out_step * g.out_esize % 4 != 0) np->split = 1;
+    if (np->grid[k].out_step * g.out_esize % 32 != 0) off_sectors = true;
   }
+  // Sector tiles (params.hpp kNarrow2dSectorMinBytes): plain full tiles (full input runs, not
+  // short output runs: narrow2d_out_bytes), several along runs that start off sectors, tensors
+  // above L2. With input runs under a tile's (fewer output runs a tile) they ran 0.68-1.04x.
+  const bool full = np->ti * static_cast<int64_t>(p.elem_size) >= kNarrow2dInBytes &&
+                    (!narrow2d_short_tiles(p) || narrow2d_out_bytes(np->tj) == kNarrow2dOutBytes);
+  np->sector = p.plain() && !c.wide2d && full && np->run_tiles > 1 && off_sectors &&
+               p.bytes() >= kNarrow2dSectorMinBytes;
 }
 
 }  // namespace xpose::detail

@@ -224,9 +224,15 @@ constexpr int narrow2d_out_bytes(int64_t tile_bytes) {
 // bytes for output elements of `es` bytes and output runs of `out_bytes` (a row per output-run
 // element).
 inline constexpr int kNarrow2dRowWords = kNarrow2dInBytes / 4 + 1;
-constexpr int narrow2d_smem_bytes(int es, int out_bytes = kNarrow2dOutBytes) {
-  return kNarrow2dRowWords * 4 * (out_bytes + 4) / es;  // 4 / es rows of halo
+// Sector tiles (Narrow2dParams::sector) keep 32 / es rows of halo, the others 4 / es.
+constexpr int narrow2d_smem_bytes(int es, int out_bytes = kNarrow2dOutBytes, bool sector = false) {
+  return kNarrow2dRowWords * 4 * (out_bytes + (sector ? 32 : 4)) / es;
 }
+// Plain problems of at least this many bytes whose output runs start off 32-byte sectors and
+// take several full tiles along them use sector tiles (narrow2d.cu, narrow_plan.cpp): above the
+// H100's L2 share, where sectors that two blocks wrote halves of cost most (session 22: 1-16 MB
+// problems ran 0.81-0.84x with them, 30-300 MB ones 1.17-1.21x).
+inline constexpr int64_t kNarrow2dSectorMinBytes = int64_t{32} << 20;
 
 struct Narrow2dParams {
   int32_t ti = 0, tj = 0;   // tile extents (elements) of input dim 0 and of dim perm[0]
@@ -240,6 +246,9 @@ struct Narrow2dParams {
   int64_t num_tiles = 0;
   int64_t run_tiles = 1;  // tiles along dim perm[0] (the output runs)
   int32_t split = 0;      // output runs start off 4-byte words at aligned pointers
+  // 1: tiles after the first along the output runs start at the 32-byte sector at or before
+  // their start (32 / EO rows of halo), so that every sector is written by one block.
+  int32_t sector = 0;
   ElemOp op;  // typed problems (in_type BYTES: a plain move of elements of elem_size bytes)
   GridDim grid[kMaxGridDims];
 };

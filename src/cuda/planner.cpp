@@ -634,8 +634,9 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
     const int out_es = static_cast<int>(p.out_elem());  // wide2d.cu: static shared memory
     const int out_bytes =
         narrow2d_short_tiles(p) ? narrow2d_out_bytes(c.out_run) : kNarrow2dOutBytes;
-    spec->smem_bytes =
-        c.wide2d ? 0u : static_cast<unsigned>(narrow2d_smem_bytes(out_es, out_bytes));
+    spec->smem_bytes = c.wide2d ? 0u
+                                : static_cast<unsigned>(narrow2d_smem_bytes(
+                                      out_es, out_bytes, spec->narrow2d.sector != 0));
   } else if (c.narrow) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);

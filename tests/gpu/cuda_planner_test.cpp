@@ -202,8 +202,9 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     EXPECT_EQ(c[0].narrow, es <= 2) << summarize(p, c[0]);
     if (c[0].narrow2d) {  // 2D tiles: a block per tile, no shared-memory opt-in (wide2d: static)
       const int out_bytes = es == 1 ? narrow2d_out_bytes(c[0].out_run) : kNarrow2dOutBytes;
-      EXPECT_EQ(spec.smem_bytes,
-                c[0].wide2d ? 0u : unsigned(narrow2d_smem_bytes(int(es), out_bytes)));
+      EXPECT_EQ(spec.smem_bytes, c[0].wide2d ? 0u
+                                             : unsigned(narrow2d_smem_bytes(
+                                                   int(es), out_bytes, spec.narrow2d.sector)));
       EXPECT_LE(spec.smem_bytes, 48u << 10);
       // A block a tile; past 2^31 - 1 tiles the blocks loop over them.
       EXPECT_EQ(int64_t{spec.choice.grid},

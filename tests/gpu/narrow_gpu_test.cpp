@@ -83,7 +83,8 @@ TEST(CudaNarrow, RandomShapesManyTiles) {
 // edges (128 x 256 and 128 x 128 bytes), batched too, at every pointer alignment (2-byte
 // elements off 2 bytes gather bytes): the planner's narrow2d candidate launched whatever it
 // ranks first (whole-word shapes in L2 rank wide2d.cu's packed tile first,
-// tests/gpu/wide2d_gpu_test.cpp), 1-byte ones with output runs of both a full and a short tile.
+// tests/gpu/wide2d_gpu_test.cpp), 1-byte ones with output runs of both a full and a short tile,
+// full tiles also as sector tiles (halo tiles that start at the sector before them).
 TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("CudaNarrow2d"));
@@ -122,19 +123,24 @@ TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
         KernelSpec spec;
         build_spec(p, t, &spec);
         ASSERT_EQ(spec.narrow2d.num_tiles, t.num_tiles) << p.to_string();
-        for (auto [a, b] : offsets) {
-          const auto got = launch_on(bufs, in, a, b, [&](const uint8_t* src, uint8_t* dst) {
-            return launch_narrow2d(spec.narrow2d, static_cast<int>(es), src, dst, nullptr,
-                                   spec.choice.grid);
-          });
-          ASSERT_EQ(got, want) << p.to_string() << " " << summarize(p, t) << " offsets " << a
-                               << "/" << b;
-          ++runs;
+        // Full tiles also as sector tiles (the planner's choice above 32 MiB only).
+        for (const int sector : {0, 1}) {
+          if (sector && out_bytes != kNarrow2dOutBytes) continue;
+          spec.narrow2d.sector = sector;
+          for (auto [a, b] : offsets) {
+            const auto got = launch_on(bufs, in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+              return launch_narrow2d(spec.narrow2d, static_cast<int>(es), src, dst, nullptr,
+                                     spec.choice.grid);
+            });
+            ASSERT_EQ(got, want) << p.to_string() << " " << summarize(p, t) << " offsets " << a
+                                 << "/" << b << " sector " << sector;
+            ++runs;
+          }
         }
       }
     }
   std::printf("%d narrow2d launches checked\n", runs);
-  EXPECT_EQ(runs, 216);
+  EXPECT_EQ(runs, 360);
 }
 
 // Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or
