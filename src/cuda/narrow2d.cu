@@ -258,6 +258,9 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
                                                        in32, row32, lane);
       }
     } else {
+      // Word tiles: the loop of write_words for runs 8 apart, kept apart. Through that
+      // function (its run bounds taken at sectors' choices) one-wave 1 MB 2-byte problems ran
+      // 0.86x (session 22, call 16), and its code differs from this one's.
       uint8_t* run0 = tout + warp * p.out_row;
       const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run0) & 3);
       const int kf = t > 0 && !halo ? 1 : 0, kl = (t + vj * EO) >> 2;
