@@ -128,26 +128,27 @@ __device__ __forceinline__ void store_part(uint8_t* word, uint32_t v, int lo, in
   if (lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo));
 }
 
-// The whole words of output runs i0, i0 + S, ... (fewer than vi) of a tile, by one warp: the
-// runs share their offset t modulo the words' (sector tiles: sectors') alignment; lane l takes
-// words k = kf + l, + 32, ... of each, N runs per word's address computation in full tiles.
-template <class M, int OB, bool kSector, int N, int S>
+// The whole words of sector tiles' output runs i0, i0 + 32, ... (fewer than vi), by one warp:
+// the runs share their offset t mod 32; lane l takes words k = kf + l, + 32, ... of each, from
+// the sector at or before the run's start (halo tiles) or its first whole word, to the sector at
+// or before its end (tiles a tile follows along the runs) or its last whole word.
+template <class M, int OB>
 __device__ __forceinline__ void write_words(const Narrow2dParams& p, uint32_t base,
                                             uint8_t* tout, int i0, int vi, int vj, bool halo,
                                             bool last, uint32_t in32, uint32_t row32, int lane) {
-  using T = Narrow2dTile<M, OB, kSector>;
+  using T = Narrow2dTile<M, OB, true>;
   constexpr int EI = M::kIn, EO = M::kOut, G = M::kPiece;
   uint8_t* run0 = tout + i0 * p.out_row;
-  const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run0) & (kSector ? 31 : 3));
+  const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run0) & 31);
   const int end = t + vj * EO;
   const int kf = halo ? 0 : (t + 3) >> 2;
-  const int kl = last ? end >> 2 : (end & (kSector ? ~31 : ~3)) >> 2;
-  const int64_t step = S * p.out_row;
+  const int kl = last ? end >> 2 : (end & ~31) >> 2;
+  const int64_t step = 32 * p.out_row;
   for (int k = kf + lane; k < kl; k += 32) {
     uint32_t at[4 / G];
 #pragma unroll
     for (int g = 0; g < 4 / G; ++g)  // byte m = g * G of the word
-      at[g] = byte_at<M, OB, kSector>(base, 4 * k - t + g * G, in32, row32) + i0 * EI;
+      at[g] = byte_at<M, OB, true>(base, 4 * k - t + g * G, in32, row32) + i0 * EI;
     uint8_t* o = run0 - t + 4 * k;
     const auto word = [&](int i) {
       uint32_t v = 0;
@@ -159,9 +160,10 @@ __device__ __forceinline__ void write_words(const Narrow2dParams& p, uint32_t ba
     // Full tiles unrolled (a predicate per store instead ran 0.92x on 14142^2, 1 B).
     if (vi == T::TI) {
 #pragma unroll
-      for (int r = 0; r < N; ++r) *reinterpret_cast<uint32_t*>(o + r * step) = word(S * r);
+      for (int r = 0; r < T::GROUP_RUNS; ++r)
+        *reinterpret_cast<uint32_t*>(o + r * step) = word(32 * r);
     } else {
-      for (int i = 0; i + i0 < vi; i += S, o += step) *reinterpret_cast<uint32_t*>(o) = word(i);
+      for (int i = 0; i + i0 < vi; i += 32, o += step) *reinterpret_cast<uint32_t*>(o) = word(i);
     }
   }
 }
@@ -254,13 +256,12 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
       for (int q = 0; q < T::GROUPS; ++q) {
         const int i0 = warp + T::WARPS * q;
         if (i0 >= vi) break;
-        write_words<M, OB, kSector, T::GROUP_RUNS, 32>(p, base, tout, i0, vi, vj, halo, last,
-                                                       in32, row32, lane);
+        write_words<M, OB>(p, base, tout, i0, vi, vj, halo, last, in32, row32, lane);
       }
     } else {
-      // Word tiles: the loop of write_words for runs 8 apart, kept apart. Through that
-      // function (its run bounds taken at sectors' choices) one-wave 1 MB 2-byte problems ran
-      // 0.86x (session 22, call 16), and its code differs from this one's.
+      // Word tiles: write_words' loop for runs 8 apart at words, kept apart. Through a version of
+      // that function for both tiles, one-wave 1 MB 2-byte problems ran 0.86x (session 22, call
+      // 16): its code differs from this one's.
       uint8_t* run0 = tout + warp * p.out_row;
       const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run0) & 3);
       const int kf = t > 0 && !halo ? 1 : 0, kl = (t + vj * EO) >> 2;
