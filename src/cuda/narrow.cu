@@ -21,10 +21,11 @@
 //   consecutive units of a word of columns, so their loads are consecutive 16-byte chunks and a
 //   warp's store is contiguous. The partial words at the spans' ends follow, a thread each
 //   (write_quad_ends).
-// - write, other tiles: a position is four aligned 4-byte words of a span, kNarrowGroup words
-//   apart; each word's elements are gathered from the rows (bytes or halfwords, at evenly
-//   spaced offsets or from the table) and stored whole, or element by element at the span's
-//   ends (write_gathered). Eight positions of one span sit side by side in a warp (a sector).
+// - write, other tiles: a position is four aligned 4-byte words of a span, a group apart; each
+//   word's elements are gathered from the rows (bytes or halfwords, at evenly spaced offsets or
+//   from the table) and stored whole, or element by element at the span's ends
+//   (write_gathered). Eight positions of one span sit side by side in a warp (a sector), or 32
+//   on spans of 4 KB and more (a line).
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -394,28 +395,29 @@ __device__ __forceinline__ void store_edge(uint8_t* dst, int lo, int len, uint32
   }
 }
 
-// A write position is kNarrowWords words of one span, kNarrowGroup apart: the span's decode and
-// alignment are paid once per 16 bytes, and each of its stores is one warp-wide sector per span.
-// G: bytes gathered per shared-memory load (2: 2-byte elements on a 2-byte aligned output).
+// A write position is kNarrowWords words of one span, a group apart: the span's decode and
+// alignment are paid once per 16 bytes. A group (1 << group_shift positions side by side) is a
+// sector of a span, four spans a warp, or, for long spans, a line of one span (params.hpp
+// kNarrowLineGroup). G: bytes gathered per shared-memory load (2: 2-byte elements on a 2-byte
+// aligned output).
 template <int ES, int G, bool kTable>
 __device__ __forceinline__ void write_gathered(const NarrowParams& p, uint8_t* base,
                                            const uint8_t* data, const SpanEntry* spans,
                                            const uint16_t* offs, const TileBase& b) {
   const int len = run_bytes(p.wr, b);
+  const int shift = p.group_shift;
   for (int i = threadIdx.x; i < p.wr.positions; i += kNarrowThreads) {
-    const int q = i / kNarrowGroup;
+    const int q = i >> shift;
     const int group = static_cast<int>(p.wr.div.div(static_cast<uint32_t>(q)));
     const SpanEntry e = spans[q - group * p.wr.runs];
     if (!inside(e.coord, b)) continue;
     uint8_t* dst = base + e.global;
-    // Words count from the 32-byte sector holding the span's start, so a group of eight is one
-    // whole sector.
-    const int first = (group * kNarrowWords * kNarrowGroup + (i & (kNarrowGroup - 1))) *
-                          kNarrowWord -
+    // Words count from the 32-byte sector holding the span's start, so a group is whole sectors.
+    const int first = (((group * kNarrowWords) << shift) + (i & ((1 << shift) - 1))) * kNarrowWord -
                       static_cast<int>(reinterpret_cast<uintptr_t>(dst) & 31u);
 #pragma unroll
     for (int m = 0; m < kNarrowWords; ++m) {
-      const int lo = first + m * kNarrowGroup * kNarrowWord;
+      const int lo = first + (m << shift) * kNarrowWord;
       if (lo >= len) break;
       if (lo >= 0 && lo + kNarrowWord <= len) {
         *reinterpret_cast<uint32_t*>(dst + lo) =

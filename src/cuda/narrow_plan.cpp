@@ -69,8 +69,9 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   NarrowPhase& wr = np->wr;
   phase(wr, false);
   wr.per_run = static_cast<int32_t>(ceil_div(wr.full + 31, kNarrowWord));  // from its sector
-  wr.positions = wr.runs * kNarrowGroup *
-                 static_cast<int32_t>(ceil_div(wr.per_run, kNarrowGroup * kNarrowWords));
+  const int group = wr.full >= kNarrowLineSpanBytes ? kNarrowLineGroup : kNarrowGroup;
+  np->group_shift = group == kNarrowLineGroup ? 5 : 3;
+  wr.positions = wr.runs * group * static_cast<int32_t>(ceil_div(wr.per_run, group * kNarrowWords));
   wr.div = FastDiv32::make(static_cast<uint32_t>(wr.runs));
   // Output-run elements: evenly spaced in shared memory when each of the run's dims continues
   // the one before it (always for disjoint runs: the first rows in output order), else a table.

@@ -138,7 +138,16 @@ inline constexpr int kNarrowThreads = 256;
 inline constexpr int kNarrowChunk = 16;  // bytes a read position moves
 inline constexpr int kNarrowWord = 4;    // bytes a write position moves
 inline constexpr int kNarrowGroup = 8;   // write positions of one span side by side (a sector)
-inline constexpr int kNarrowWords = 4;   // words of one write position, kNarrowGroup words apart
+inline constexpr int kNarrowWords = 4;   // words of one write position, a group's words apart
+// Gathered spans of at least kNarrowLineSpanBytes (a full tile's output run) put a warp's
+// positions on one span side by side (32 words, a line) instead of kNarrowGroup on each of four
+// spans: with few long spans the four groups of a warp sat 128 bytes of one span apart, their
+// gathers on the same banks (ncu, (15, 225, 3375) perm (1, 0, 2) 2 B: half the shared-memory
+// wavefronts were conflicts) and their stores on four lines. 1.085x on 21 fresh problems with
+// such spans (1.00-1.27x); lines on shorter spans lost up to 0.6x (docs/perf/narrow-h100.md,
+// session 23).
+inline constexpr int kNarrowLineGroup = 32;
+inline constexpr int kNarrowLineSpanBytes = 4096;
 inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register use allows
 // Data bytes of one tile, and a block's shared memory: two raw buffers, the rows, the tables
 // (three blocks per SM; the rows under 64 KB for the 16-bit offsets of narrow.cu).
@@ -152,7 +161,7 @@ struct NarrowPhase {
   int32_t unit = 0;       // bytes of the run per unit of that limit
   int32_t full = 0;       // bytes of a run of a full tile
   int32_t per_run = 0;    // 16-byte chunks (read) or 4-byte words (write) per run
-  int32_t positions = 0;  // write: kNarrowGroup x the word groups of a tile
+  int32_t positions = 0;  // write: the group (1 << group_shift) x the word groups of a tile
   FastDiv32 div;          // read: per_run; write: runs (positions are interleaved by group)
   TileDim dim[kMaxTileDims];  // smem_stride: of the run's first byte; stride: global, bytes
 };
@@ -160,6 +169,9 @@ struct NarrowPhase {
 struct NarrowParams {
   NarrowPhase rd, wr;
   int32_t quad = 0;        // 1: disjoint runs, written by 4x4 transposes in registers (narrow.cu)
+  // Gathered writes: log2 of the positions of one span side by side, kNarrowGroup (a sector)
+  // or kNarrowLineGroup (a line, spans of kNarrowLineSpanBytes and more).
+  int32_t group_shift = 3;
   int32_t pitch = 0;       // bytes per row (16 x chunks + 4: odd in words, see narrow.cu)
   int32_t column_words = 0;  // quads: words per column word of the rows (tile_shape.hpp)
   int64_t in_reach = 0;      // input bytes a tile's loads reach past its base, at most

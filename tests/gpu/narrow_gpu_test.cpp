@@ -29,7 +29,9 @@ TEST(CudaNarrow, ForcedSchemasOddExtentsAnyAlignment) {
       {{3, 90, 2, 60}, {1, 3, 0, 2}}, {{700, 300}, {1, 0}},        {{500, 130, 3}, {1, 0, 2}},
       {{6, 33, 17}, {0, 2, 1}},     {{17, 19, 23, 29}, {3, 1, 0, 2}}, {{129, 255}, {1, 0}},
       {{119, 30, 7}, {0, 2, 1}},    {{13, 40, 50}, {0, 2, 1}},    {{3, 70, 90}, {0, 2, 1}},
-      {{4099}, {0}}};
+      {{4099}, {0}},
+      // Gathered spans of 4 KB and more (a line of positions a warp, params.hpp).
+      {{15, 225, 7}, {1, 0, 2}},    {{7, 700, 3}, {1, 0, 2}},     {{33, 5, 130}, {2, 1, 0}}};
   // The row and copy kernels take rows of odd length realigned (rows.cu).
   const char* schemas[] = {nullptr, "tiled", "packed", "packed-split", "fvi-small",
                            "tiled:in=16,out=16", "tiled:in=512,out=32", "packed:in=256,out=256",

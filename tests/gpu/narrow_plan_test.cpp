@@ -120,10 +120,37 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
   return ::testing::AssertionSuccess();
 }
 
+// The gathered write's positions (narrow.cu write_gathered) over a full tile: with the span's
+// start `off` bytes past a 32-byte sector, every byte of every span lies in exactly one word of
+// one position, and the positions of a group are side by side (1 << group_shift of them).
+::testing::AssertionResult positions_cover(const NarrowParams& np) {
+  const int shift = np.group_shift;
+  if (shift != (np.wr.full >= kNarrowLineSpanBytes ? 5 : 3))
+    return ::testing::AssertionFailure() << "group_shift " << shift << " for spans of "
+                                         << np.wr.full << " bytes";
+  const int len = np.wr.full;
+  for (int off = 0; off < 32; off += 7) {
+    std::vector<int> hits(static_cast<size_t>(np.wr.runs) * len);
+    for (int i = 0; i < np.wr.positions; ++i) {
+      const int q = i >> shift, group = q / np.wr.runs, span = q % np.wr.runs;
+      const int first = (((group * kNarrowWords) << shift) + (i & ((1 << shift) - 1))) * 4 - off;
+      for (int m = 0; m < kNarrowWords; ++m) {
+        const int lo = first + (m << shift) * 4;
+        for (int b = std::max(lo, 0); b < std::min(lo + 4, len); ++b) ++hits[span * len + b];
+      }
+    }
+    for (size_t k = 0; k < hits.size(); ++k)
+      if (hits[k] != 1)
+        return ::testing::AssertionFailure() << "span byte " << k % len << " of span "
+                                             << k / len << " written " << hits[k] << " times";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
   const DeviceInfo dev = xpose_test::fake_h100();
   std::mt19937_64 rng(xpose_test::test_seed("NarrowPlanEmulation"));
-  int narrow = 0, tabled = 0, quads = 0, apart = 0;
+  int narrow = 0, tabled = 0, quads = 0, apart = 0, lines = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int rank = 2 + static_cast<int>(rng() % 7);
     const size_t es = 1 + rng() % 2;
@@ -152,6 +179,8 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
       ++narrow;
       tabled += spec.narrow.n_tab > 0;
       quads += spec.narrow.quad;
+      if (!spec.narrow.quad) ASSERT_TRUE(positions_cover(spec.narrow)) << summarize(p, c);
+      lines += !spec.narrow.quad && spec.narrow.group_shift == 5;
       std::vector<uint8_t> in(p.bytes()), out(p.bytes(), 0), ref(p.bytes());
       for (auto& b : in) b = static_cast<uint8_t>(1 + rng() % 255);
       std::vector<int> writes(p.bytes());
@@ -169,8 +198,9 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
       ASSERT_EQ(*std::max_element(writes.begin(), writes.end()), 1) << p.to_string();
     }
   }
-  std::printf("%d narrow blocks emulated, %d with an offset table, %d by quads, %d sectors apart\n",
-              narrow, tabled, quads, apart);
+  std::printf("%d narrow blocks emulated, %d with an offset table, %d by quads, %d sectors apart, "
+              "%d gathered by lines\n",
+              narrow, tabled, quads, apart, lines);
   EXPECT_GT(narrow, 200);
   EXPECT_GT(tabled, 10);
   EXPECT_GT(quads, 10);
