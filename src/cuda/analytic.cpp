@@ -212,8 +212,7 @@ void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice
   const int64_t chunks = rows * ceil_div(T.in_run * g.esize, kNarrowChunk);
   const int64_t per_span = ceil_div(T.out_run * g.esize + 31, kNarrowWord);
   const int64_t words = spans * per_span;
-  const int64_t group =
-      T.out_run * g.esize >= kNarrowLineSpanBytes ? kNarrowLineGroup : kNarrowGroup;  // narrow.cu
+  const int64_t group = int64_t{1} << narrow_group_shift(T.out_run * g.esize);  // narrow.cu
   const int64_t positions = spans * group * ceil_div(per_span, group * kNarrowWords);
   // Disjoint runs: one lane per 4 rows x one shared-memory word of columns (31 of 32 lanes
   // store); others gather word by word.

@@ -69,8 +69,8 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   NarrowPhase& wr = np->wr;
   phase(wr, false);
   wr.per_run = static_cast<int32_t>(ceil_div(wr.full + 31, kNarrowWord));  // from its sector
-  const int group = wr.full >= kNarrowLineSpanBytes ? kNarrowLineGroup : kNarrowGroup;
-  np->group_shift = group == kNarrowLineGroup ? 5 : 3;
+  np->group_shift = narrow_group_shift(wr.full);
+  const int group = 1 << np->group_shift;
   wr.positions = wr.runs * group * static_cast<int32_t>(ceil_div(wr.per_run, group * kNarrowWords));
   wr.div = FastDiv32::make(static_cast<uint32_t>(wr.runs));
   // Output-run elements: evenly spaced in shared memory when each of the run's dims continues

@@ -148,6 +148,12 @@ inline constexpr int kNarrowWords = 4;   // words of one write position, a group
 // session 23).
 inline constexpr int kNarrowLineGroup = 32;
 inline constexpr int kNarrowLineSpanBytes = 4096;
+// log2 of the gathered write's group for spans of `span_bytes` (a full tile's output run): the
+// one rule build_narrow and the cost model share (narrow.cu reads NarrowParams::group_shift).
+constexpr int narrow_group_shift(int64_t span_bytes) {
+  return span_bytes >= kNarrowLineSpanBytes ? 5 : 3;
+}
+static_assert(1 << 5 == kNarrowLineGroup && 1 << 3 == kNarrowGroup, "narrow_group_shift");
 inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register use allows
 // Data bytes of one tile, and a block's shared memory: two raw buffers, the rows, the tables
 // (three blocks per SM; the rows under 64 KB for the 16-bit offsets of narrow.cu).
