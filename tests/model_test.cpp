@@ -48,7 +48,23 @@ using namespace xpose::detail;
 
 using xpose_test::problem;
 
-// A random model: quadratics and an ensemble of `trees` trees of depth `depth`.
+// Random oblivious trees over `features` features.
+Trees some_trees(Rng& rng, int trees, int depth, int features) {
+  Trees t;
+  t.depth = depth;
+  t.base = rng.unit() * 2;
+  for (int i = 0; i < trees; ++i) {
+    for (int l = 0; l < depth; ++l) {
+      t.split_feature.push_back(static_cast<unsigned char>(rng.below(features)));
+      t.split_value.push_back((rng.unit() - 0.5) * 20);
+    }
+    for (int m = 0; m < (1 << depth); ++m) t.leaf.push_back(static_cast<float>(rng.unit() - 0.5));
+  }
+  return t;
+}
+
+// A random model: quadratics, an ensemble of `trees` trees of depth `depth`, and narrow trees
+// (5 of depth 2).
 Regression some_regression(Rng& rng, int trees = 7, int depth = 3) {
   Regression r;
   r.arch = "sm_90";
@@ -66,16 +82,10 @@ Regression some_regression(Rng& rng, int trees = 7, int depth = 3) {
     }
     for (double& c : m.coef) c = (rng.unit() - 0.3) * 3.0;
   }
-  Trees& t = r.trees;
-  t.depth = depth;
-  t.base = rng.unit() * 2;
-  for (int i = 0; i < trees; ++i) {
-    for (int l = 0; l < depth; ++l) {
-      t.split_feature.push_back(static_cast<unsigned char>(rng.below(kTreeFeatures)));
-      t.split_value.push_back((rng.unit() - 0.5) * 20);
-    }
-    for (int m = 0; m < (1 << depth); ++m) t.leaf.push_back(static_cast<float>(rng.unit() - 0.5));
-  }
+  r.trees = some_trees(rng, trees, depth, kTreeFeatures);
+  r.narrow = some_trees(rng, 5, 2, kNarrowFeatures);
+  r.narrow_min_bytes = 30e6;
+  r.narrow_max_bytes = 5e8;
   return r;
 }
 
@@ -194,7 +204,7 @@ TEST(RegressionModel, TreesFitAStepAndASlope) {
   probe[3] = -1;
   EXPECT_NEAR(r.z(probe), 0.7, 0.05);
   // Nothing to fit, or parameters out of range: no model.
-  EXPECT_FALSE(fit_trees({}, {}, TreeFit{}, &r));
+  EXPECT_FALSE(fit_trees(std::vector<TreeFeatures>{}, {}, TreeFit{}, &r));
   TreeFit deep;
   deep.depth = kMaxTreeDepth + 1;
   EXPECT_FALSE(fit_trees(x, y, deep, &r));
@@ -257,6 +267,15 @@ TEST(RegressionModel, FileRoundTrips) {
   EXPECT_EQ(back.trees.split_feature, r.trees.split_feature);
   EXPECT_EQ(back.trees.split_value, r.trees.split_value);
   EXPECT_EQ(back.trees.leaf, r.trees.leaf);
+  EXPECT_EQ(back.narrow.depth, r.narrow.depth);
+  EXPECT_EQ(back.narrow.base, r.narrow.base);
+  EXPECT_EQ(back.narrow.split_feature, r.narrow.split_feature);
+  EXPECT_EQ(back.narrow.split_value, r.narrow.split_value);
+  EXPECT_EQ(back.narrow.leaf, r.narrow.leaf);
+  EXPECT_EQ(back.narrow_min_bytes, r.narrow_min_bytes);
+  EXPECT_EQ(back.narrow_max_bytes, r.narrow_max_bytes);
+  EXPECT_TRUE(back.covers_narrow(1e8));
+  EXPECT_FALSE(back.covers_narrow(1e7));
   EXPECT_EQ(format_regression(back), text);
   EXPECT_EQ(back.name(), "regression sm_90");
 }
@@ -283,7 +302,19 @@ TEST(RegressionModel, MalformedFilesAreRejected) {
   const std::string bad[] = {
       "",
       "placeholder: the real model comes from the H100 run\n" + good,
-      replaced("xpose-model 3", "xpose-model 2"),
+      replaced("xpose-model 4", "xpose-model 2"),
+      replaced("xpose-model 4", "xpose-model 5"),
+      replaced("xpose-model 4", "xpose-model 3"),        // no narrow lines in version 3
+      replaced("narrow-features ideal", "narrow-features volume"),
+      replaced(" tc\n", "\n"),                          // a narrow feature missing
+      replaced("\nnarrow-tree ", "\nnarrow-tree 20 "),   // splits on feature 20 of 0..19
+      replaced("narrow-depth 2", "narrow-depth 0"),
+      replaced("narrow-bytes 30000000 ", "narrow-bytes 0 "),
+      replaced("narrow-bytes 30000000 500000000", ""),
+      replaced("\nnarrow-base ", "\nnarrow-base nan "),
+      after("\nnarrow-tree ", " leaf ", " leaf 1 "),
+      good.substr(0, good.find("\nnarrow-tree ") + 1),  // narrow features, no narrow tree
+      good.substr(0, good.find("narrow-features")) + good.substr(good.find("narrow-depth")),
       replaced("arch sm_90", "arch hopper"),
       replaced("features ideal", "features volume"),
       replaced(" analytic\n", "\n"),
@@ -422,6 +453,83 @@ TEST(RegressionModel, RegressionReplacesAnalyticPredictions) {
   rank_by_regression(r, &same);
   for (const Choice& c : same)
     EXPECT_NEAR(c.predicted, c.factor * (c.terms.launch_s + 2 * c.terms.ideal_s), 1e-15);
+}
+
+// Files of version 3 (before the narrow trees) still load, without narrow trees: the planner
+// then ranks narrow tiles by the analytic model.
+TEST(RegressionModel, VersionThreeFilesLoadWithoutNarrowTrees) {
+  Rng rng(test_seed());
+  Regression r = some_regression(rng);
+  r.narrow = Trees{};
+  std::string text = format_regression(r);
+  EXPECT_EQ(text.find("\nnarrow-"), std::string::npos);
+  text.replace(text.find("xpose-model 4"), 13, "xpose-model 3");
+  Regression back;
+  std::string why;
+  ASSERT_TRUE(parse_regression(text, &back, &why)) << why;
+  EXPECT_FALSE(back.ranks_narrow());
+  EXPECT_EQ(back.trees.leaf, r.trees.leaf);
+}
+
+// A narrow candidate's features: its base features, its class and the logs of its runs and
+// blocked extents.
+TEST(RegressionModel, NarrowFeaturesOfNarrowTiles) {
+  const DeviceInfo dev = uncalibrated_gpu();
+  for (const size_t elem : {size_t{1}, size_t{2}})
+    for (const Choice& c : candidates(problem({301, 7, 210, 133}, {2, 0, 3, 1}, elem), dev)) {
+      SCOPED_TRACE(summarize(problem({301, 7, 210, 133}, {2, 0, 3, 1}, elem), c));
+      const NarrowFeatures x = narrow_features(c);
+      const BaseFeatures b = base_features(c);
+      for (int j = 0; j < kBaseFeatures; ++j) EXPECT_EQ(x[j], b[j]);
+      EXPECT_EQ(x[kBaseFeatures], model_class(c.schema) + (c.narrow2d ? 5 : 0) +
+                                      (c.wide2d ? 5 : 0));
+      EXPECT_DOUBLE_EQ(x[kBaseFeatures + 1], std::log(static_cast<double>(c.in_run)));
+      EXPECT_DOUBLE_EQ(x[kBaseFeatures + 2], std::log(static_cast<double>(c.out_run)));
+      EXPECT_DOUBLE_EQ(x[kBaseFeatures + 3], std::log(static_cast<double>(c.ta)));
+      EXPECT_DOUBLE_EQ(x[kBaseFeatures + 4], std::log(static_cast<double>(c.tc)));
+      for (const double f : x) EXPECT_TRUE(std::isfinite(f));
+    }
+}
+
+// The narrow trees rank the analytic order's kScreened best by their prediction and predict
+// them; the others keep their place and analytic predictions.
+TEST(RegressionModel, NarrowTreesRankTheAnalyticBest) {
+  const Problem p = problem({24, 24, 24, 24, 24, 8}, {5, 4, 0, 2, 1, 3}, 1);
+  std::vector<Choice> analytic = candidates(p, uncalibrated_gpu());
+  ASSERT_GT(analytic.size(), static_cast<size_t>(kScreened) + 1);
+  // One tree of depth 1 on the output run: the longer a candidate's output run, the faster.
+  Regression r;
+  r.arch = "sm_90";
+  r.narrow.depth = 1;
+  r.narrow.base = std::log(4.0);
+  r.narrow.split_feature = {kBaseFeatures + 2};
+  std::vector<double> out_runs;
+  for (int i = 0; i < kScreened; ++i) out_runs.push_back(static_cast<double>(analytic[i].out_run));
+  const double cut = *std::max_element(out_runs.begin(), out_runs.end());
+  r.narrow.split_value = {std::log(cut)};
+  r.narrow.leaf = {0.0f, -1.0f};  // at the longest: 4 / e x the ideal time
+  std::vector<Choice> ranked = analytic;
+  rank_narrow(r, &ranked);
+  ASSERT_EQ(ranked.size(), analytic.size());
+  std::vector<std::string> top_before, top_after;
+  for (int i = 0; i < kScreened; ++i) {
+    top_before.push_back(summarize(p, analytic[i]));
+    top_after.push_back(summarize(p, ranked[i]));
+    EXPECT_EQ(ranked[i].model, &r);
+    const double z = ranked[i].out_run >= cut ? std::log(4.0) - 1 : std::log(4.0);
+    EXPECT_NEAR(ranked[i].predicted,
+                ranked[i].terms.launch_s + std::max(std::exp(z), 2.0) * ranked[i].terms.ideal_s,
+                1e-15);
+  }
+  EXPECT_EQ(ranked.front().out_run, static_cast<int64_t>(cut));
+  std::sort(top_before.begin(), top_before.end());
+  std::sort(top_after.begin(), top_after.end());
+  EXPECT_EQ(top_before, top_after);  // the same four
+  for (size_t i = kScreened; i < ranked.size(); ++i) {
+    EXPECT_EQ(summarize(p, ranked[i]), summarize(p, analytic[i]));
+    EXPECT_EQ(ranked[i].model, nullptr);
+    EXPECT_EQ(ranked[i].predicted, analytic[i].predicted);
+  }
 }
 
 #endif  // XPOSE_HAVE_CUDA

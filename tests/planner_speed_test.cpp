@@ -180,7 +180,7 @@ TEST(CudaPlanSpeed, CorpusViewsHoldTheRankingsFirst) {
   const char* path = std::getenv("XPOSE_PLAN_VIEWS");
   std::ofstream file;
   if (path && *path) file.open(path);
-  int planned = 0, views = 0;
+  int planned = 0, views = 0, by_narrow_trees = 0;
   for (const Request& r : reqs) {
     Problem q;
     ASSERT_EQ(make_problem(static_cast<int>(r.ext.size()), r.ext.data(), r.perm.data(), r.elem,
@@ -223,6 +223,7 @@ TEST(CudaPlanSpeed, CorpusViewsHoldTheRankingsFirst) {
       EXPECT_EQ(c.tc, ranked[0].tc);
       EXPECT_EQ(c.predicted, ranked[0].predicted);
       EXPECT_EQ(c.model, ranked[0].model);
+      by_narrow_trees += c.model && v.problem.elem_size <= 2;
       KernelSpec ref;
       build_spec(v.problem, ranked[0], &ref);
       EXPECT_EQ(block_fields(v.spec), block_fields(ref));
@@ -232,8 +233,12 @@ TEST(CudaPlanSpeed, CorpusViewsHoldTheRankingsFirst) {
     if (file.is_open()) file << "\n";
     ++planned;
   }
-  std::printf("planned %d problems (%d views)%s%s\n", planned, views,
-              path && *path ? ", views written to " : "", path && *path ? path : "");
+  std::printf("planned %d problems (%d views, %d ranked by narrow trees)%s%s\n", planned, views,
+              by_narrow_trees, path && *path ? ", views written to " : "",
+              path && *path ? path : "");
+  // The embedded model's narrow trees, where it has them, ranked some 1- and 2-byte views.
+  const Regression* model = process_models().find(dev.arch);
+  if (model && model->ranks_narrow()) EXPECT_GT(by_narrow_trees, 0);
 }
 
 #endif  // XPOSE_HAVE_CUDA

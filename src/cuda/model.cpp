@@ -22,7 +22,11 @@ namespace {
 constexpr const char* kClassNames[kModelClasses] = {"rows", "fvi-small", "tiled", "packed",
                                                     "packed-split"};
 constexpr const char* kMagic = "xpose-model";
-constexpr int kVersion = 3;
+// Version 4 added the narrow trees; files of version 3 (none) still load.
+constexpr int kVersion = 4;
+constexpr int kOldestVersion = 3;
+
+constexpr const char* kNarrowExtraNames[] = {"class", "in_run", "out_run", "ta", "tc"};
 
 // "sm_90" -> 90; 0 for anything else.
 int arch_number(const std::string& arch) {
@@ -78,12 +82,12 @@ bool parse_class(std::istringstream& in, Regression* r, std::array<bool, kModelC
 }
 
 // One "tree F V F V .. leaf L .." line (the words after "tree"): depth splits, 2^depth leaves.
-bool parse_tree(std::istringstream& in, Trees* t, std::string* why) {
+bool parse_tree(std::istringstream& in, int features, Trees* t, std::string* why) {
   const int depth = t->depth;
   std::string word;
   for (int l = 0; l < depth; ++l) {
     double f = 0, v = 0;
-    if (!(in >> word) || !parse_number(word, &f) || f < 0 || f >= kTreeFeatures ||
+    if (!(in >> word) || !parse_number(word, &f) || f < 0 || f >= features ||
         f != std::floor(f))
       return *why = "tree: split " + std::to_string(l + 1) + " names no feature", false;
     if (!(in >> word) || !parse_number(word, &v))
@@ -184,6 +188,33 @@ double ClassModel::z(const BaseFeatures& features) const {
   return z;
 }
 
+int narrow_class(const Choice& c) {
+  return model_class(c.schema) + (c.narrow2d ? 5 : 0) + (c.wide2d ? 5 : 0);
+}
+
+NarrowFeatures narrow_features(const BaseFeatures& b, int cls, double in_run, double out_run,
+                               double ta, double tc) {
+  NarrowFeatures x;
+  std::copy(b.begin(), b.end(), x.begin());
+  x[kBaseFeatures] = cls;
+  x[kBaseFeatures + 1] = std::log(std::max(in_run, 1.0));
+  x[kBaseFeatures + 2] = std::log(std::max(out_run, 1.0));
+  x[kBaseFeatures + 3] = std::log(std::max(ta, 1.0));
+  x[kBaseFeatures + 4] = std::log(std::max(tc, 1.0));
+  return x;
+}
+
+NarrowFeatures narrow_features(const Choice& c) {
+  return narrow_features(base_features(c), narrow_class(c), static_cast<double>(c.in_run),
+                         static_cast<double>(c.out_run), static_cast<double>(c.ta),
+                         static_cast<double>(c.tc));
+}
+
+const char* narrow_feature_name(int j) {
+  if (j >= 0 && j < kBaseFeatures) return kBaseFeatureNames[j];
+  return j >= kBaseFeatures && j < kNarrowFeatures ? kNarrowExtraNames[j - kBaseFeatures] : "?";
+}
+
 TreeFeatures tree_features(const BaseFeatures& b, int cls) {
   TreeFeatures x;
   std::copy(b.begin(), b.end(), x.begin());
@@ -209,7 +240,7 @@ namespace {
 
 // The leaves of the trees, of depth D (a constant: the tests unrolled) or, for D = 0, t.depth.
 template <int D>
-double leaf_sum(const Trees& t, const TreeFeatures& x) {
+double leaf_sum(const Trees& t, const double* x) {
   const int depth = D > 0 ? D : t.depth;
   double z = 0;
   const size_t n = t.count();
@@ -226,7 +257,7 @@ double leaf_sum(const Trees& t, const TreeFeatures& x) {
 
 }  // namespace
 
-double Trees::z(const TreeFeatures& x) const {
+double Trees::z(const double* x) const {
   switch (depth) {  // the depths calibrate grows by default and near it, unrolled
     case 5: return base + leaf_sum<5>(*this, x);
     case 6: return base + leaf_sum<6>(*this, x);
@@ -257,6 +288,10 @@ double Regression::screen(const Choice& c) const {
 double Regression::predict(const Choice& c) const {
   return c.factor *
          predict(base_features(c), model_class(c.schema), c.terms.launch_s, c.terms.ideal_s);
+}
+
+double Regression::predict_narrow(const Choice& c) const {
+  return predict_narrow(narrow_features(c), c.terms.launch_s, c.terms.ideal_s);
 }
 
 std::vector<size_t> regression_order(const std::vector<double>& quad,
@@ -291,6 +326,48 @@ void rank_by_regression(const Regression& r, std::vector<Choice>* choices) {
   *choices = std::move(ranked);
 }
 
+void rank_narrow(const Regression& r, std::vector<Choice>* choices) {
+  const size_t n = std::min<size_t>(kScreened, choices->size());
+  std::vector<double> rank(n), z(n);
+  for (size_t i = 0; i < n; ++i) {
+    rank[i] = static_cast<double>(i);
+    z[i] = r.predict_narrow((*choices)[i]);
+  }
+  const std::vector<size_t> order = regression_order(rank, z);
+  std::vector<Choice> top;
+  for (const size_t i : order) {
+    top.push_back((*choices)[i]);
+    top.back().predicted = z[i];
+    top.back().model = &r;
+  }
+  std::copy(top.begin(), top.end(), choices->begin());
+}
+
+namespace {
+
+void append_trees(std::string* s, const char* prefix, const Trees& t) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%sdepth %d\n%sbase %.17g\n", prefix, t.depth, prefix, t.base);
+  *s += buf;
+  const size_t leaves = size_t{1} << t.depth;
+  for (size_t i = 0; i < t.count(); ++i) {
+    *s += std::string(prefix) + "tree";
+    for (int l = 0; l < t.depth; ++l) {
+      std::snprintf(buf, sizeof buf, " %d %.17g", t.split_feature[i * t.depth + l],
+                    t.split_value[i * t.depth + l]);
+      *s += buf;
+    }
+    *s += " leaf";
+    for (size_t m = 0; m < leaves; ++m) {
+      std::snprintf(buf, sizeof buf, " %.9g", static_cast<double>(t.leaf[i * leaves + m]));
+      *s += buf;
+    }
+    *s += "\n";
+  }
+}
+
+}  // namespace
+
 std::string format_regression(const Regression& r) {
   std::string s =
       "# xpose regression cost model (docs/model.md): seconds = launch + ideal x exp(z). Per\n"
@@ -298,6 +375,8 @@ std::string format_regression(const Regression& r) {
       "# products); it ranks every candidate. Trees: z = base + one leaf per tree, a tree's\n"
       "# level l going right (bit l of the leaf index) when feature F_l >= V_l (features: the\n"
       "# base ones, then the class as 0..4); the blend of both ranks the quadratic's best few.\n"
+      "# narrow-*: the trees that rank the analytic model's best few candidates of 1- and 2-byte\n"
+      "# elements, over the narrow-features line's features.\n"
       "# samples: candidates fitted on; mape: held-out mean |relative error| of the model's\n"
       "# predictions.\n";
   s += std::string(kMagic) + " " + std::to_string(kVersion) + "\n";
@@ -316,23 +395,14 @@ std::string format_regression(const Regression& r) {
     append_numbers(&s, "coef", m.coef.data(), kQuadTerms);
     s += "\n";
   }
-  const Trees& t = r.trees;
-  std::snprintf(buf, sizeof buf, "depth %d\nbase %.17g\n", t.depth, t.base);
-  s += buf;
-  const size_t leaves = size_t{1} << t.depth;
-  for (size_t i = 0; i < t.count(); ++i) {
-    s += "tree";
-    for (int l = 0; l < t.depth; ++l) {
-      std::snprintf(buf, sizeof buf, " %d %.17g", t.split_feature[i * t.depth + l],
-                    t.split_value[i * t.depth + l]);
-      s += buf;
-    }
-    s += " leaf";
-    for (size_t m = 0; m < leaves; ++m) {
-      std::snprintf(buf, sizeof buf, " %.9g", static_cast<double>(t.leaf[i * leaves + m]));
-      s += buf;
-    }
-    s += "\n";
+  append_trees(&s, "", r.trees);
+  if (r.ranks_narrow()) {
+    s += "narrow-features";
+    for (int j = 0; j < kNarrowFeatures; ++j) s += std::string(" ") + narrow_feature_name(j);
+    std::snprintf(buf, sizeof buf, "\nnarrow-bytes %.0f %.0f\n", r.narrow_min_bytes,
+                  r.narrow_max_bytes);
+    s += buf;
+    append_trees(&s, "narrow-", r.narrow);
   }
   return s;
 }
@@ -340,7 +410,9 @@ std::string format_regression(const Regression& r) {
 bool parse_regression(const std::string& text, Regression* out, std::string* why) {
   Regression r;
   std::array<bool, kModelClasses> seen{};
-  bool magic = false, named = false, sized = false, based = false;
+  bool magic = false, named = false, sized = false, based = false, narrow_named = false,
+       narrow_sized = false, narrow_based = false;
+  int version = 0;
   std::istringstream lines(text);
   std::string line;
   int number = 0;
@@ -359,7 +431,9 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
     std::istringstream words(rest);
     if (key == "placeholder") return reject("a placeholder, not a model");
     if (!magic) {
-      if (key != kMagic || rest != std::to_string(kVersion))
+      for (int v = kOldestVersion; v <= kVersion; ++v)
+        if (key == kMagic && rest == std::to_string(v)) version = v;
+      if (version == 0)
         return reject(std::string("expected '") + kMagic + " " + std::to_string(kVersion) + "'");
       magic = true;
     } else if (key == "arch") {
@@ -367,13 +441,16 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
       r.arch = rest;
     } else if (key == "device" || key == "commit" || key == "date") {
       (key == "device" ? r.device : key == "commit" ? r.commit : r.date) = rest;
-    } else if (key == "bytes") {
+    } else if (key == "bytes" || (key == "narrow-bytes" && version >= 4)) {
+      const bool narrow = key == "narrow-bytes";
+      double& lo_bytes = narrow ? r.narrow_min_bytes : r.min_bytes;
+      double& hi_bytes = narrow ? r.narrow_max_bytes : r.max_bytes;
       std::string lo, hi, extra;
       words >> lo >> hi;
-      if (!parse_number(lo, &r.min_bytes) || !parse_number(hi, &r.max_bytes) ||
-          r.min_bytes <= 0 || r.max_bytes < r.min_bytes || (words >> extra))
-        return reject("expected 'bytes MIN MAX', 0 < MIN <= MAX");
-      sized = true;
+      if (!parse_number(lo, &lo_bytes) || !parse_number(hi, &hi_bytes) || lo_bytes <= 0 ||
+          hi_bytes < lo_bytes || (words >> extra))
+        return reject("expected '" + key + " MIN MAX', 0 < MIN <= MAX");
+      (narrow ? narrow_sized : sized) = true;
     } else if (key == "features") {
       std::string name;
       int j = 0;
@@ -387,23 +464,41 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
       if (!named) return reject("class before the features line");
       std::string what;
       if (!parse_class(words, &r, &seen, &what)) return reject(what);
-    } else if (key == "depth") {
-      double d = 0;
-      std::string word, extra;
-      if (r.trees.depth > 0) return reject("depth repeated");
-      if (!(words >> word) || !parse_number(word, &d) || d < 1 || d > kMaxTreeDepth ||
-          d != std::floor(d) || (words >> extra))
-        return reject("expected 'depth D', D from 1 to " + std::to_string(kMaxTreeDepth));
-      r.trees.depth = static_cast<int>(d);
-    } else if (key == "base") {
-      std::string word, extra;
-      if (!(words >> word) || !parse_number(word, &r.trees.base) || (words >> extra))
-        return reject("expected 'base Z', Z finite");
-      based = true;
-    } else if (key == "tree") {
-      if (r.trees.depth == 0) return reject("tree before the depth line");
-      std::string what;
-      if (!parse_tree(words, &r.trees, &what)) return reject(what);
+    } else if (key == "narrow-features" && version >= 4) {
+      std::string name;
+      int j = 0;
+      while (words >> name)
+        if (j >= kNarrowFeatures || name != narrow_feature_name(j++))
+          return reject("narrow features differ from this library's: recalibrate");
+      if (j != kNarrowFeatures) return reject("fewer narrow features than this library's");
+      narrow_named = true;
+    } else if (key == "depth" || key == "base" || key == "tree" ||
+               ((key == "narrow-depth" || key == "narrow-base" || key == "narrow-tree") &&
+                version >= 4)) {
+      const bool narrow = key.compare(0, 7, "narrow-") == 0;
+      const std::string what = narrow ? key.substr(7) : key;
+      Trees& t = narrow ? r.narrow : r.trees;
+      if (narrow && !narrow_named) return reject(key + " before the narrow-features line");
+      if (what == "depth") {
+        double d = 0;
+        std::string word, extra;
+        if (t.depth > 0) return reject(key + " repeated");
+        if (!(words >> word) || !parse_number(word, &d) || d < 1 || d > kMaxTreeDepth ||
+            d != std::floor(d) || (words >> extra))
+          return reject("expected '" + key + " D', D from 1 to " + std::to_string(kMaxTreeDepth));
+        t.depth = static_cast<int>(d);
+      } else if (what == "base") {
+        std::string word, extra;
+        if (!(words >> word) || !parse_number(word, &t.base) || (words >> extra))
+          return reject("expected '" + key + " Z', Z finite");
+        (narrow ? narrow_based : based) = true;
+      } else {
+        if (t.depth == 0)
+          return reject(key + " before the " + (narrow ? "narrow-" : "") + "depth line");
+        std::string why_tree;
+        if (!parse_tree(words, narrow ? kNarrowFeatures : kTreeFeatures, &t, &why_tree))
+          return reject(why_tree);
+      }
     } else {
       return reject("unknown key '" + key + "'");
     }
@@ -415,6 +510,8 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
     if (!seen[k]) return *why = std::string("no coefficients for class ") + kClassNames[k], false;
   if (!based) return *why = "no base line", false;
   if (r.trees.count() == 0) return *why = "no tree", false;
+  if (narrow_named && (!narrow_sized || !narrow_based || r.narrow.count() == 0))
+    return *why = "narrow-features without narrow-bytes, narrow-base and narrow trees", false;
   *out = std::move(r);
   return true;
 }

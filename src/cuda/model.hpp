@@ -103,6 +103,23 @@ struct TreeFit {
 };
 constexpr int kMaxTreeDepth = 10;
 
+// The narrow trees (Regression::narrow) rank the candidates of plain problems of 1- and 2-byte
+// elements, whose tiles run in narrow.cu, narrow2d.cu or wide2d.cu's packed tile and which the
+// quadratic and the trees above, fitted on wider elements, do not describe. Their features: the
+// base ones, the narrow class (narrow_class), and the logs of the tile's runs (elements read and
+// written contiguously) and of its blocked extents ta and tc, which separate tiles whose cost
+// terms tie (docs/model.md).
+constexpr int kNarrowFeatures = kBaseFeatures + 5;
+using NarrowFeatures = std::array<double, kNarrowFeatures>;
+// model_class, plus 5 for narrow2d.cu's tile and 5 more for wide2d.cu's packed one: 0..14.
+int narrow_class(const Choice& c);
+NarrowFeatures narrow_features(const Choice& c);
+// The same from a candidate's base features, narrow class, runs and blocked extents.
+NarrowFeatures narrow_features(const BaseFeatures& b, int cls, double in_run, double out_run,
+                               double ta, double tc);
+const char* narrow_feature_name(int j);  // kBaseFeatureNames, then "class" "in_run" "out_run"
+                                         // "ta" "tc"
+
 // Oblivious trees: level l of a tree sends a candidate right (bit l of the leaf index) when
 // feature split_feature[l] >= split_value[l], one test per level, so a tree costs depth tests
 // and one leaf read.
@@ -114,12 +131,16 @@ struct Trees {
   std::vector<float> leaf;                   // trees x 2^depth, the learning rate folded in
 
   size_t count() const { return depth > 0 ? split_feature.size() / depth : 0; }
-  double z(const TreeFeatures& x) const;  // base plus one leaf per tree
+  double z(const TreeFeatures& x) const { return z(x.data()); }  // base plus a leaf per tree
+  double z(const NarrowFeatures& x) const { return z(x.data()); }
+  double z(const double* x) const;  // x: as many features as the splits name
 };
 
 // Grows `t` to fit z[i] at x[i] by least squares: gradient boosting, histogram splits. False
 // when there is no sample or `fit` is out of range.
 bool fit_trees(const std::vector<TreeFeatures>& x, const std::vector<double>& z,
+               const TreeFit& fit, Trees* t);
+bool fit_trees(const std::vector<NarrowFeatures>& x, const std::vector<double>& z,
                const TreeFit& fit, Trees* t);
 
 // The blend: z = (1 - kTreeWeight) x quadratic + kTreeWeight x trees, on the kScreened best
@@ -134,6 +155,8 @@ struct Regression {
   double min_bytes = 0, max_bytes = 0;  // tensor sizes calibrated on
   std::array<ClassModel, kModelClasses> cls{};
   Trees trees;
+  Trees narrow;  // none (count() 0) in files of version 3 and calibrations without narrow data
+  double narrow_min_bytes = 0, narrow_max_bytes = 0;  // tensor sizes the narrow trees saw
 
   bool covers(double bytes) const { return bytes >= min_bytes && bytes <= max_bytes; }
   double quad_z(const BaseFeatures& b, int k) const { return cls[k].z(b); }
@@ -145,6 +168,15 @@ struct Regression {
   // The same for a candidate known by its features, class and cost terms (calibrate's samples).
   double screen(const BaseFeatures& b, int k, double launch_s, double ideal_s) const;
   double predict(const BaseFeatures& b, int k, double launch_s, double ideal_s) const;
+  // Whether the narrow trees rank a tensor of `bytes`; seconds of a narrow candidate by them.
+  bool ranks_narrow() const { return narrow.count() > 0; }
+  bool covers_narrow(double bytes) const {
+    return ranks_narrow() && bytes >= narrow_min_bytes && bytes <= narrow_max_bytes;
+  }
+  double predict_narrow(const Choice& c) const;
+  double predict_narrow(const NarrowFeatures& x, double launch_s, double ideal_s) const {
+    return seconds_of(narrow.z(x), launch_s, ideal_s);
+  }
   // "regression sm_90".
   std::string name() const { return "regression " + arch; }
 };
@@ -193,6 +225,10 @@ const ModelSet& process_models();
 // regression's (the blend for the kScreened best of the quadratic, the quadratic for the
 // others), the model recorded, the list in regression_order.
 void rank_by_regression(const Regression& r, std::vector<Choice>* choices);
+// The same for narrow candidates already in the analytic model's order: its kScreened best
+// ranked again, and predicted, by r's narrow trees (regression_order with the analytic ranks as
+// the screen); the others keep their order and analytic predictions.
+void rank_narrow(const Regression& r, std::vector<Choice>* choices);
 
 // Embedded at build time (a generated source): file name and text, {nullptr, nullptr} last.
 struct EmbeddedModel {

@@ -113,16 +113,21 @@ bool fit_class(const std::vector<BaseFeatures>& x, const std::vector<double>& z,
          ridge_fit(terms, z, ridge * kQuadTerms / std::max<double>(1.0, x.size()), &m->coef);
 }
 
-bool fit_trees(const std::vector<TreeFeatures>& x, const std::vector<double>& y,
-               const TreeFit& fit, Trees* r) {
+namespace {
+
+// fit_trees for features of N entries.
+template <size_t N>
+bool fit_trees_of(const std::vector<std::array<double, N>>& x, const std::vector<double>& y,
+                  const TreeFit& fit, Trees* r) {
+  constexpr int kFeatures = static_cast<int>(N);
   const size_t n = x.size();
   if (n == 0 || y.size() != n || fit.trees < 1 || fit.depth < 1 || fit.depth > kMaxTreeDepth ||
       fit.bins < 2 || fit.bins > 256)
     return false;
   // Each feature's split candidates, and every sample's bin: how many of them it reaches.
-  std::vector<std::vector<double>> edges(kTreeFeatures);
-  std::vector<std::vector<unsigned char>> bin(kTreeFeatures, std::vector<unsigned char>(n));
-  for (int j = 0; j < kTreeFeatures; ++j) {
+  std::vector<std::vector<double>> edges(kFeatures);
+  std::vector<std::vector<unsigned char>> bin(kFeatures, std::vector<unsigned char>(n));
+  for (int j = 0; j < kFeatures; ++j) {
     std::vector<double> v(n);
     for (size_t i = 0; i < n; ++i) v[i] = x[i][j];
     std::sort(v.begin(), v.end());
@@ -152,7 +157,7 @@ bool fit_trees(const std::vector<TreeFeatures>& x, const std::vector<double>& y,
       double best_gain = -1;
       int best_j = 0;
       size_t best_k = 0;
-      for (int j = 0; j < kTreeFeatures; ++j) {
+      for (int j = 0; j < kFeatures; ++j) {
         const size_t nb = edges[j].size() + 1;
         if (nb < 2) continue;
         count.assign(nodes * nb, 0.0);
@@ -191,6 +196,18 @@ bool fit_trees(const std::vector<TreeFeatures>& x, const std::vector<double>& y,
     for (size_t i = 0; i < n; ++i) residual[i] -= r->leaf[first + node[i]];
   }
   return true;
+}
+
+}  // namespace
+
+bool fit_trees(const std::vector<TreeFeatures>& x, const std::vector<double>& z,
+               const TreeFit& fit, Trees* t) {
+  return fit_trees_of(x, z, fit, t);
+}
+
+bool fit_trees(const std::vector<NarrowFeatures>& x, const std::vector<double>& z,
+               const TreeFit& fit, Trees* t) {
+  return fit_trees_of(x, z, fit, t);
 }
 
 }  // namespace xpose::detail

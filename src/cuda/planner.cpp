@@ -285,6 +285,14 @@ const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool us
   return model && model->covers(static_cast<double>(p.bytes())) ? model : nullptr;
 }
 
+// The regression whose narrow trees rank the analytic model's best candidates of `p` (plain, of
+// 1- or 2-byte elements) on `dev`, when asked for and fitted on tensors of p's size; else null.
+const Regression* narrow_model(const Problem& p, const DeviceInfo& dev, bool use_regression) {
+  if (!use_regression || p.elem_size > 2 || !p.plain()) return nullptr;
+  const Regression* model = process_models().find(dev.arch);
+  return model && model->covers_narrow(static_cast<double>(p.bytes())) ? model : nullptr;
+}
+
 // Narrow tiles predicted alike (a tile that is memory-bound as quads and as gathered writes,
 // its runs disjoint or not) rank quads first where their output runs hold kQuadTieBytes or
 // more: on 94 fresh 1- and 2-byte problems where the two tied, quads with output runs of 64
@@ -312,12 +320,15 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   const Geometry g = geometry(p);
   const auto push = [out](const Choice& c) { out->push_back(c); };
   for_each_choice(g, dev, req, push);
-  if (model)
+  if (model) {
     rank_by_regression(*model, out);
-  else
+  } else {
     std::stable_sort(out->begin(), out->end(), [&g](const Choice& x, const Choice& y) {
       return ranks_before(x, y, g.out_esize);
     });
+    if (const Regression* narrow = narrow_model(p, dev, use_regression))
+      rank_narrow(*narrow, out);
+  }
   if (p.is_copy()) return;
   // Tensors up to ~1 MB: the direct kernel, whatever a model fitted on larger ones says (larger
   // non-plain ones rank it by its prediction).
@@ -347,6 +358,25 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
     return true;
   }
   const Regression* model = ranking_model(p, dev, use_regression);
+  const Regression* narrow = model ? nullptr : narrow_model(p, dev, use_regression);
+  if (narrow) {  // rank_narrow's first: the analytic order's kScreened best, by the trees
+    const Geometry g = geometry(p);
+    std::array<Choice, kScreened> top;
+    int n = 0;
+    const auto keep = [&](Choice& c) {
+      if (n == kScreened && !ranks_before(c, top[n - 1], g.out_esize)) return;
+      int i = n < kScreened ? n++ : n - 1;
+      for (; i > 0 && ranks_before(c, top[i - 1], g.out_esize); --i) top[i] = top[i - 1];
+      top[i] = c;
+    };
+    for_each_choice(g, dev, req, keep);
+    for (int i = 0; i < n; ++i) {
+      const double z = narrow->predict_narrow(top[i]);
+      if (i == 0 || z < best->predicted) *best = top[i], best->predicted = z;
+    }
+    best->model = narrow;
+    return n > 0;
+  }
   if (!model) {  // the first of the lowest prediction: what the stable sort puts first
     bool found = false;
     const Geometry g = geometry(p);
