@@ -38,6 +38,26 @@ size_t pick(const Regression& r, const std::vector<Sample>& samples, size_t i, s
   return i + xpose::detail::regression_order(quad, blend).front();
 }
 
+// The sample the planner would pick among the narrow samples [i, end) of one problem: of those
+// the analytic order ranks among its kScreened first (the planner's list, repeats included),
+// the lowest prediction of `r`'s narrow trees (ties: the lower rank); with r null, rank 0.
+size_t narrow_pick(const Regression* r, const std::vector<Sample>& samples, size_t i,
+                   size_t end) {
+  size_t pick = end;
+  double best = 0;
+  for (size_t j = i; r && j < end; ++j) {
+    const Sample& s = samples[j];
+    if (s.rank >= xpose::detail::kScreened) continue;
+    const double z = r->predict_narrow(s.nf, s.launch, s.ideal);
+    if (pick == end || z < best || (z == best && s.rank < samples[pick].rank)) pick = j, best = z;
+  }
+  if (pick != end) return pick;
+  pick = i;
+  for (size_t j = i; j < end; ++j)
+    if (samples[j].rank < samples[pick].rank) pick = j;
+  return pick;
+}
+
 struct Errors {
   double regression = 0, analytic = 0;
   size_t n = 0;
@@ -76,7 +96,7 @@ void report_choice(const std::vector<ProblemInfo>& problems, const std::vector<S
     size_t end = i;
     while (end < samples.size() && samples[end].problem == samples[i].problem) ++end;
     const ProblemInfo& info = problems[samples[i].problem];
-    if (info.fold <= 0) {
+    if (info.fold <= 0 && !samples[i].narrow) {
       double best = 1e30, analytic = 1e30, pick_time[3] = {};
       for (size_t j = i; j < end; ++j) {
         const Sample& s = samples[j];
@@ -148,7 +168,7 @@ bool fit_samples(const std::vector<ProblemInfo>& problems, const xpose::detail::
   std::vector<xpose::detail::TreeFeatures> all_x;
   for (const Sample& s : *samples) {
     const int fold = problems[s.problem].fold;
-    if (fold < 0) continue;
+    if (fold < 0 || s.narrow) continue;
     r->min_bytes = std::min(r->min_bytes, s.bytes);
     r->max_bytes = std::max(r->max_bytes, s.bytes);
     if (fold == 0) continue;
@@ -168,15 +188,85 @@ bool fit_samples(const std::vector<ProblemInfo>& problems, const xpose::detail::
       complete = false;
     }
   }
-  for (Sample& s : *samples) s.regression = complete ? predict(*r, s) : s.analytic;
+  for (Sample& s : *samples)
+    if (!s.narrow) s.regression = complete ? predict(*r, s) : s.analytic;
   return complete;
+}
+
+bool fit_narrow(const std::vector<ProblemInfo>& problems, const xpose::detail::TreeFit& fit,
+                std::vector<Sample>* samples, Regression* r) {
+  std::vector<xpose::detail::NarrowFeatures> x;
+  std::vector<double> z;
+  r->narrow_min_bytes = 1e300;
+  r->narrow_max_bytes = 0;
+  for (const Sample& s : *samples)
+    if (s.narrow && problems[s.problem].fold >= 0) {
+      r->narrow_min_bytes = std::min(r->narrow_min_bytes, s.bytes);
+      r->narrow_max_bytes = std::max(r->narrow_max_bytes, s.bytes);
+    }
+  for (const Sample& s : *samples)
+    if (s.narrow && problems[s.problem].fold > 0) {
+      x.push_back(s.nf);
+      z.push_back(xpose::detail::log_factor(s.measured, s.launch, s.ideal));
+    }
+  const bool fitted = static_cast<long>(x.size()) >= kMinClassSamples &&
+                      xpose::detail::fit_trees(x, z, fit, &r->narrow);
+  if (!fitted) r->narrow = xpose::detail::Trees{}, r->narrow_min_bytes = r->narrow_max_bytes = 0;
+  for (Sample& s : *samples)
+    if (s.narrow)
+      s.regression = fitted ? r->predict_narrow(s.nf, s.launch, s.ideal) : s.analytic;
+  return fitted;
+}
+
+void report_narrow(const std::vector<ProblemInfo>& problems, const std::vector<Sample>& samples,
+                   const Regression* fitted, const Regression* shipped) {
+  if (shipped && !shipped->ranks_narrow()) shipped = nullptr;
+  Errors errors;
+  size_t n = 0, within[3][2] = {};
+  double log_speed[3] = {}, worst[3] = {1, 1, 1};
+  for (size_t i = 0; i < samples.size();) {
+    size_t end = i;
+    while (end < samples.size() && samples[end].problem == samples[i].problem) ++end;
+    if (samples[i].narrow && problems[samples[i].problem].fold == 0) {
+      double best = 1e30;
+      for (size_t j = i; j < end; ++j) {
+        best = std::min(best, samples[j].measured);
+        errors.add(samples[j]);
+      }
+      const Regression* models[3] = {fitted, shipped, nullptr};
+      for (int m = 0; m < 3; ++m) {
+        if (m < 2 && !models[m]) continue;
+        const double loss = samples[narrow_pick(models[m], samples, i, end)].measured / best;
+        for (int k = 0; k < 2; ++k) within[m][k] += loss <= (k ? 1.15 : 1.05);
+        log_speed[m] -= std::log(loss);
+        worst[m] = std::max(worst[m], loss);
+      }
+      ++n;
+    }
+    i = end;
+  }
+  if (n == 0) return;
+  std::printf("\nnarrow problems held out (%zu, every candidate timed): MAPE of the narrow trees "
+              "%s, of the analytic model %s\n\n"
+              "| model          | within 5%% | within 15%% | mean speed | worst |\n"
+              "|----------------|----------:|-----------:|-----------:|------:|\n",
+              n, fitted ? errors.text(errors.regression).c_str() : "-",
+              errors.text(errors.analytic).c_str());
+  const char* names[3] = {"narrow trees", "shipped trees", "analytic"};
+  for (int m = 0; m < 3; ++m) {
+    if ((m == 0 && !fitted) || (m == 1 && !shipped)) continue;
+    const double d = static_cast<double>(n);
+    std::printf("| %-14s | %8.1f%% | %9.1f%% | %10.3f | x%.2f |\n", names[m],
+                100.0 * within[m][0] / d, 100.0 * within[m][1] / d, std::exp(log_speed[m] / d),
+                worst[m]);
+  }
 }
 
 void report_fit(const std::vector<ProblemInfo>& problems, const std::vector<Sample>& samples,
                 bool complete, const Regression* shipped, Regression* r) {
   Errors by_class[kModelClasses], all;
   for (const Sample& s : samples)
-    if (problems[s.problem].fold == 0) {
+    if (problems[s.problem].fold == 0 && !s.narrow) {
       by_class[s.cls].add(s);
       all.add(s);
     }
@@ -201,7 +291,10 @@ void write_samples(const std::string& path, const std::vector<Sample>& samples) 
   if (!out) throw ToolError("--csv: cannot write '" + path + "'");
   out << "problem,fold,shape,rank,extents,perm,elem,bytes,view,cand,schema,class,summary";
   for (const char* f : xpose::detail::kBaseFeatureNames) out << ",f_" << f;
-  out << ",launch_s,analytic_s,regression_s,measured_s\n";
+  out << ",launch_s,analytic_s,regression_s,measured_s,narrow,rank";
+  for (int j = kBaseFeatures; j < xpose::detail::kNarrowFeatures; ++j)
+    out << ",n_" << xpose::detail::narrow_feature_name(j);
+  out << "\n";
   size_t cand = 0;
   for (size_t i = 0; i < samples.size(); ++i) {
     const Sample& s = samples[i];
@@ -212,9 +305,14 @@ void write_samples(const std::string& path, const std::vector<Sample>& samples) 
       std::snprintf(buf, sizeof buf, ",%.6g", f);
       out << buf;
     }
-    std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,%.6g\n", s.launch, s.analytic, s.regression,
-                  s.measured);
+    std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,%.6g,%d,%d", s.launch, s.analytic,
+                  s.regression, s.measured, s.narrow ? 1 : 0, s.rank);
     out << buf;
+    for (int j = kBaseFeatures; j < xpose::detail::kNarrowFeatures; ++j) {
+      std::snprintf(buf, sizeof buf, ",%.6g", s.narrow ? s.nf[j] : 0.0);
+      out << buf;
+    }
+    out << "\n";
   }
   if (!out) throw ToolError("--csv: cannot write '" + path + "'");
 }
@@ -242,6 +340,8 @@ void read_samples(const std::string& path, std::vector<ProblemInfo>* problems,
                c_measured = at("measured_s");
   // Files written before the launch column: the analytic model's launch cost, which they used.
   const bool has_launch = col.count("launch_s") > 0;
+  // Files written before the narrow columns hold no narrow sample.
+  const bool has_narrow = col.count("narrow") > 0;
   if (c_view + 1 != c_cand || c_cand + 1 != at("schema") || c_summary != c_class + 1)
     throw ToolError("--fit: '" + path + "' is not a calibrate CSV (column order)");
   std::string last_key;
@@ -269,6 +369,13 @@ void read_samples(const std::string& path, std::vector<ProblemInfo>* problems,
     s.analytic = number(f[c_analytic], where);
     s.measured = number(f[c_measured], where);
     if (!(s.measured > 0)) throw ToolError(where + ": measured_s is not positive");
+    if (has_narrow && number(f[at("narrow")], where) != 0) {
+      s.narrow = true;
+      s.rank = static_cast<int>(number(f[at("rank")], where));
+      std::copy(s.b.begin(), s.b.end(), s.nf.begin());
+      for (int j = kBaseFeatures; j < xpose::detail::kNarrowFeatures; ++j)
+        s.nf[j] = number(f[at(std::string("n_") + xpose::detail::narrow_feature_name(j))], where);
+    }
     // A problem's rows are consecutive; its key is everything before the view column.
     const std::string key = s.head.substr(0, s.head.size() - f[c_view].size());
     if (problems->empty() || key != last_key) {

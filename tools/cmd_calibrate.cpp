@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "args.hpp"
@@ -33,9 +34,9 @@ const char* kHelp =
     "usage: xpose calibrate [--out FILE] [--csv FILE] [--limit N] [--max-bytes B]\n"
     "                       [--seconds S] [--reps N] [--candidates N] [--refine N]\n"
     "                       [--eval SUITES] [--eval-limit N] [--commit TEXT]\n"
-    "                       [--trees N] [--depth D]\n"
+    "                       [--trees N] [--depth D] [--narrow N] [--narrow-only]\n"
     "       xpose calibrate --fit CSV --arch sm_XY [--device NAME] [--out FILE] [--csv FILE]\n"
-    "                       [--commit TEXT] [--trees N] [--depth D]\n"
+    "                       [--commit TEXT] [--trees N] [--depth D] [--narrow-only]\n"
     "\n"
     "Times the CUDA planner's candidates on TTLG's dataset (ranks 3-6, every permutation of\n"
     "ranks 3 and 4 and an even sample of ranks 5 and 6, extents equal / increasing /\n"
@@ -43,7 +44,9 @@ const char* kHelp =
     "and 16) and on cuTT-style random problems of ranks 7-12, fits the regression model (boosted\n"
     "trees over the candidates' features and kernel class) on four fifths of the problems (split\n"
     "by a hash of their names), then times the fitted model's own favourites where they were not\n"
-    "timed yet and fits again. Prints the\n"
+    "timed yet and fits again. Views of 1- and 2-byte elements (the dataset's and --narrow\n"
+    "random problems like the fresh suite's) have every candidate timed and fit the narrow\n"
+    "trees instead, which rank the analytic model's best few of such problems. Prints the\n"
     "error on the fifth held out next to the analytic model's, how often each model's pick runs\n"
     "within 5 % and 15 % of the fastest candidate, on the held-out problems and on bench suite\n"
     "cases (every candidate timed, never fitted), and writes the model file (docs/model.md says\n"
@@ -70,6 +73,11 @@ const char* kHelp =
     "                    default ttlg6d-15,ttlg6d-16,ttlg6d-17,cutt-random,cutt-rank8,\n"
     "                    cutt-rank12,square; none: no such report)\n"
     "  --eval-limit N    cases per suite, spread evenly (default 16)\n"
+    "  --narrow N        random problems of 1- and 2-byte elements, 30-500 MB (default 400; 0:\n"
+    "                    none)\n"
+    "  --narrow-only     time only those and fit only the narrow trees; the rest of the model\n"
+    "                    file is this GPU's model as the library has it (embedded or\n"
+    "                    XPOSE_MODEL_FILE)\n"
     "  --commit TEXT     the source commit named in the file (default: git rev-parse)\n";
 
 struct Config {
@@ -83,6 +91,8 @@ struct Config {
   std::vector<std::string> eval = {"ttlg6d-15",   "ttlg6d-16",   "ttlg6d-17", "cutt-random",
                                    "cutt-rank8", "cutt-rank12", "square"};
   size_t eval_limit = 16;
+  size_t narrow = 400;
+  bool narrow_only = false;
   xpose::detail::TreeFit fit;
 };
 
@@ -143,6 +153,9 @@ Config parse_config(const ParsedArgs& args, int arch) {
   }
   if (const std::string* v = args.get("--eval-limit"))
     c.eval_limit = static_cast<size_t>(parse_int("--eval-limit", *v, 1, 1 << 20));
+  if (const std::string* v = args.get("--narrow"))
+    c.narrow = static_cast<size_t>(parse_int("--narrow", *v, 0, 1 << 20));
+  c.narrow_only = args.has("--narrow-only");
   c.commit = args.get("--commit") ? *args.get("--commit") : git_commit();
   return c;
 }
@@ -155,6 +168,12 @@ struct Candidates {
   std::vector<Choice> all;
   std::vector<std::string> summary;
   std::vector<bool> timed;
+  // A view of 1- or 2-byte elements: `all` in the analytic model's order, and each one's places
+  // in the planner's list (repeats: other ways to the same tile, with other cost terms), which
+  // are the narrow trees' samples, with its time.
+  bool narrow = false;
+  std::vector<Choice> listed;
+  std::vector<std::vector<size_t>> places;
 };
 
 Candidates distinct_candidates(const xpose::detail::Probe& probe) {
@@ -171,6 +190,29 @@ Candidates distinct_candidates(const xpose::detail::Probe& probe) {
     if (!seen.insert(text).second) continue;
     c.all.push_back(ch);
     c.summary.push_back(std::move(text));
+  }
+  c.timed.assign(c.all.size(), false);
+  return c;
+}
+
+// The candidates of a view of 1- or 2-byte elements: the planner's list in the analytic
+// model's order (before the narrow trees rank its best few), and its distinct tiles.
+Candidates narrow_candidates(const xpose::detail::Probe& probe) {
+  Candidates c;
+  c.dev = probe.dev;
+  c.view = probe.view;
+  c.narrow = true;
+  xpose::detail::enumerate_choices(probe.view, *probe.dev, nullptr, &c.listed, false);
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < c.listed.size(); ++i) {
+    std::string text = xpose::detail::summarize(probe.view, c.listed[i]);
+    const auto [at, added] = seen.emplace(text, c.all.size());
+    if (added) {
+      c.all.push_back(c.listed[i]);
+      c.summary.push_back(std::move(text));
+      c.places.emplace_back();
+    }
+    c.places[at->second].push_back(i);
   }
   c.timed.assign(c.all.size(), false);
   return c;
@@ -215,23 +257,36 @@ bool time_candidates(size_t problem, const std::vector<size_t>& which, const Con
   if (st == XPOSE_ERROR_OUT_OF_MEMORY) return false;
   check_status(st, cc.c.name);
   const std::string head = sample_head(cc, c->view.to_string());
-  for (size_t j = 0; j < which.size(); ++j) {
-    c->timed[which[j]] = true;
-    if (!(secs[j] > 0)) continue;
-    const Choice& ch = run[j];
+  const auto add = [&](const Choice& ch, size_t which, double seconds, int rank) {
     Sample s;
     s.problem = problem;
     s.head = head;
     s.cls = xpose::detail::model_class(ch.schema);
     s.tail = std::string(xpose::detail::schema_name(ch.schema)) + ',' +
-             xpose::detail::model_class_name(s.cls) + ',' + c->summary[which[j]];
+             xpose::detail::model_class_name(s.cls) + ',' + c->summary[which];
     s.b = xpose::detail::base_features(ch);
     s.ideal = ch.terms.ideal_s;
     s.launch = ch.terms.launch_s;
     s.bytes = ch.terms.bytes;
     s.analytic = ch.terms.analytic_s;
-    s.measured = secs[j];
+    s.measured = seconds;
+    if (c->narrow) {
+      s.narrow = true;
+      s.rank = rank;
+      s.nf = xpose::detail::narrow_features(ch);
+      s.analytic = ch.predicted;  // the analytic ranking's prediction (kernel factors in)
+    }
     samples->push_back(std::move(s));
+  };
+  for (size_t j = 0; j < which.size(); ++j) {
+    c->timed[which[j]] = true;
+    if (!(secs[j] > 0)) continue;
+    if (!c->narrow) {
+      add(run[j], which[j], secs[j], 0);
+      continue;
+    }
+    for (const size_t k : c->places[which[j]])  // the same tile's time for each of its places
+      add(c->listed[k], which[j], secs[j], static_cast<int>(k));
   }
   return true;
 }
@@ -256,16 +311,13 @@ size_t measure(const std::vector<CalibrationCase>& cases, const Config& cfg, int
     xpose::detail::Probe probe;
     check_status(xpose::detail::cuda_probe(p, device, &probe), cc.c.name);
     *device_name = probe.dev->name;
-    cands->push_back(distinct_candidates(probe));
+    // Views of 1- and 2-byte elements run the narrow kernels: every candidate timed, for the
+    // narrow trees (their timings would only blur the classes' fits).
+    const bool is_narrow = probe.view.elem_size <= 2;
+    cands->push_back(is_narrow ? narrow_candidates(probe) : distinct_candidates(probe));
     Candidates& c = cands->back();
-    // Views of 1- and 2-byte elements run the narrow kernels, which the analytic model ranks
-    // (the planner's ranking_model): their timings would only blur the classes' fits.
-    if (probe.view.elem_size <= 2) {
-      c.all.clear();
-      ++narrow;
-      continue;
-    }
-    const size_t cap = cc.fold < 0 ? c.all.size() : cfg.candidates;
+    narrow += is_narrow;
+    const size_t cap = cc.fold < 0 || is_narrow ? c.all.size() : cfg.candidates;
     if (!time_candidates(done, pick(c.all.size(), cap), cfg, cc, &c, samples)) {
       ++skipped;
       c.all.clear();
@@ -279,7 +331,8 @@ size_t measure(const std::vector<CalibrationCase>& cases, const Config& cfg, int
   if (skipped)
     std::fprintf(stderr, "calibrate: %zu problems skipped (no device memory)\n", skipped);
   if (narrow)
-    std::fprintf(stderr, "calibrate: %zu problems of 1- or 2-byte views not timed\n", narrow);
+    std::fprintf(stderr, "calibrate: %zu problems of 1- or 2-byte views (every candidate)\n",
+                 narrow);
   if (done < cases.size())
     std::fprintf(stderr, "calibrate: stopped after %zu of %zu problems (--seconds %.0f)\n", done,
                  cases.size(), cfg.seconds);
@@ -296,7 +349,7 @@ void refine(const std::vector<CalibrationCase>& cases, const Config& cfg, const 
   const size_t before = samples->size();
   for (size_t i = 0; i < cands->size(); ++i) {
     Candidates& c = (*cands)[i];
-    if (cases[i].fold < 0 || c.all.empty()) continue;
+    if (cases[i].fold < 0 || c.all.empty() || c.narrow) continue;
     std::vector<double> quad(c.all.size()), blend(c.all.size());
     for (size_t j = 0; j < c.all.size(); ++j)
       quad[j] = r.screen(c.all[j]), blend[j] = r.predict(c.all[j]);
@@ -320,22 +373,34 @@ std::vector<ProblemInfo> problem_infos(const std::vector<CalibrationCase>& cases
 
 // Reports, writes the CSV and, when the fit is complete, the model file; the exit status.
 int finish(const Config& cfg, const std::vector<ProblemInfo>& problems, bool complete,
-           const std::vector<Sample>& samples, const Regression* shipped, Regression* r) {
-  report_fit(problems, samples, complete, shipped, r);
+           bool narrow_fitted, const std::vector<Sample>& samples, const Regression* shipped,
+           Regression* r) {
+  if (!cfg.narrow_only) report_fit(problems, samples, complete, shipped, r);
+  report_narrow(problems, samples, narrow_fitted ? r : nullptr, shipped);
   write_samples(cfg.csv, samples);
   std::printf("\nwrote %s", cfg.csv.c_str());
   if (!complete) {
-    std::printf("\nno model file: a kernel class has fewer than %ld training candidates "
-                "(time more problems)\n",
-                kMinClassSamples);
+    std::printf("\nno model file: %s has fewer than %ld training candidates (time more "
+                "problems)\n",
+                cfg.narrow_only ? "the narrow set" : "a kernel class", kMinClassSamples);
     return 1;
   }
   std::ofstream out(cfg.out);
   out << xpose::detail::format_regression(*r);
   if (!out) throw ToolError("--out: cannot write '" + cfg.out + "'");
-  std::printf(" and %s (%zu trees of depth %d)\n", cfg.out.c_str(), r->trees.count(),
-              r->trees.depth);
+  std::printf(" and %s (%zu trees of depth %d; %zu narrow trees)\n", cfg.out.c_str(),
+              r->trees.count(), r->trees.depth, r->narrow.count());
   return 0;
+}
+
+// --narrow-only: the library's model of `arch` (its quadratics and trees kept), to which the
+// narrow trees are fitted; throws where there is none.
+const Regression& library_model(int arch) {
+  const Regression* r = xpose::detail::process_models().find(arch);
+  if (!r)
+    throw ToolError("calibrate --narrow-only: the library has no model for sm_" +
+                    std::to_string(arch) + " to keep (calibrate without --narrow-only)");
+  return *r;
 }
 
 // --fit: the timings of an earlier run, fitted again.
@@ -352,13 +417,16 @@ int fit_command(const ParsedArgs& args) {
   read_samples(*args.get("--fit"), &problems, &samples);
   std::printf("calibrate --fit: %zu problems, %zu candidates from %s\n", problems.size(),
               samples.size(), args.get("--fit")->c_str());
-  Regression r;
+  Regression r = cfg.narrow_only ? library_model(arch) : Regression{};
   r.arch = a;
   r.device = args.get("--device") ? *args.get("--device") : "unknown";
   r.commit = cfg.commit;
   r.date = today_utc();
-  const bool complete = fit_samples(problems, cfg.fit, &samples, &r);
-  return finish(cfg, problems, complete, samples, xpose::detail::process_models().find(arch), &r);
+  bool complete = !cfg.narrow_only && fit_samples(problems, cfg.fit, &samples, &r);
+  const bool narrow = fit_narrow(problems, cfg.fit, &samples, &r);
+  if (cfg.narrow_only) complete = narrow;
+  return finish(cfg, problems, complete, narrow, samples,
+                xpose::detail::process_models().find(arch), &r);
 }
 
 }  // namespace
@@ -368,8 +436,8 @@ int calibrate_command(const std::vector<std::string>& argv) {
       "calibrate", argv,
       {"--out", "--csv", "--limit", "--max-bytes", "--seconds", "--reps", "--candidates",
        "--refine", "--eval", "--eval-limit", "--commit", "--trees", "--depth", "--fit", "--arch",
-       "--device"},
-      {});
+       "--device", "--narrow"},
+      {"--narrow-only"});
   if (args.has("--help")) {
     std::printf("%s", kHelp);
     return 0;
@@ -387,10 +455,15 @@ int calibrate_command(const std::vector<std::string>& argv) {
   int device = 0;
   check_status(xpose::detail::cuda_resolve_device(-1, &device), "calibrate: device");
   const int64_t min_bytes = std::min<int64_t>(int64_t{16} << 20, cfg.max_bytes / 8);
-  std::vector<CalibrationCase> cases = calibration_cases(min_bytes, cfg.max_bytes);
+  const Regression* shipped = xpose::detail::process_models().find(arch);
+  if (cfg.narrow_only) library_model(arch);  // throws without one
+  std::vector<CalibrationCase> cases;
+  if (!cfg.narrow_only) cases = calibration_cases(min_bytes, cfg.max_bytes);
   if (cases.size() > cfg.limit) cases.resize(cfg.limit);
+  for (CalibrationCase& cc : narrow_calibration_cases(cfg.narrow, min_bytes, cfg.max_bytes))
+    cases.push_back(std::move(cc));
   const size_t dataset = cases.size();
-  for (const std::string& suite : cfg.eval)
+  for (const std::string& suite : cfg.narrow_only ? std::vector<std::string>{} : cfg.eval)
     for (const Case& c : spread(load_suite(suite), cfg.eval_limit)) {
       CalibrationCase cc;
       cc.c = c;
@@ -412,14 +485,25 @@ int calibrate_command(const std::vector<std::string>& argv) {
   r.commit = cfg.commit;
   r.date = today_utc();
   const std::vector<ProblemInfo> problems = problem_infos(cases);
-  bool complete = fit_samples(problems, cfg.fit, &samples, &r);
-  if (complete && cfg.refine > 0) {
-    refine(cases, cfg, r, &cands, &samples);
+  bool complete = false;
+  if (cfg.narrow_only) {  // the library's model, with new narrow trees
+    const std::string device_name = r.device;
+    r = library_model(arch);
+    r.device = device_name;
+    r.commit = cfg.commit;
+    r.date = today_utc();
+  } else {
     complete = fit_samples(problems, cfg.fit, &samples, &r);
+    if (complete && cfg.refine > 0) {
+      refine(cases, cfg, r, &cands, &samples);
+      complete = fit_samples(problems, cfg.fit, &samples, &r);
+    }
   }
+  const bool narrow = fit_narrow(problems, cfg.fit, &samples, &r);
+  if (cfg.narrow_only) complete = narrow;
   std::printf("%zu problems, %zu candidates timed in %.0f s\n\n", ran, samples.size(),
               seconds_since(t0));
-  return finish(cfg, problems, complete, samples, xpose::detail::process_models().find(arch), &r);
+  return finish(cfg, problems, complete, narrow, samples, shipped, &r);
 }
 
 }  // namespace xpose_tool

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "suites.hpp"
+
 namespace xpose_tool {
 
 const char* shape_name(Shape s) {
@@ -171,6 +173,18 @@ std::vector<CalibrationCase> calibration_cases(int64_t min_bytes, int64_t max_by
   shuffled.reserve(out.size());
   for (const auto& [key, i] : order) shuffled.push_back(std::move(out[i]));
   return shuffled;
+}
+
+std::vector<CalibrationCase> narrow_calibration_cases(size_t n, int64_t min_bytes,
+                                                      int64_t max_bytes) {
+  const double lo = std::max(30e6, static_cast<double>(min_bytes));
+  const double hi = std::max(lo, std::min(500e6, static_cast<double>(max_bytes)));
+  std::vector<CalibrationCase> out;
+  for (const Case& c : random_cases("narrow", 0x6e6172726f77, n, 10, lo, hi, {1, 2})) {
+    CalibrationCase cc = named_case("narrow-" + c.name, c.extents, c.perm, c.elem, Shape::Random);
+    out.push_back(std::move(cc));
+  }
+  return out;
 }
 
 }  // namespace xpose_tool

@@ -34,6 +34,14 @@ struct CalibrationCase {
 // tensor sizes between min_bytes and max_bytes.
 std::vector<CalibrationCase> calibration_cases(int64_t min_bytes, int64_t max_bytes);
 
+// `xpose calibrate`'s problems of 1- and 2-byte elements, whose tiles the narrow trees rank: `n`
+// random problems drawn as the fresh suite draws them (suites.hpp random_cases: ranks 2-10,
+// extents of a random ratio, random permutations), 1 and 2 bytes, 30-500 MB within
+// [min_bytes, max_bytes], from a fixed seed (no run-time seed ever equals it but by chance);
+// named "narrow-c007-r5e2".
+std::vector<CalibrationCase> narrow_calibration_cases(size_t n, int64_t min_bytes,
+                                                      int64_t max_bytes);
+
 // FNV-1a: folds and seeds that do not depend on the standard library.
 uint64_t fnv1a(const std::string& s);
 

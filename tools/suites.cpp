@@ -132,24 +132,28 @@ std::vector<Case> dtypes() {
   return out;
 }
 
-// Plan generalization (issue 13 point 6), shapes no suite above tuned the planner on: ranks
-// 2-max_rank, element sizes 1-16 bytes, lo-hi bytes (log-uniform), extents of a random ratio in
-// [1, 20], random non-identity permutations, from the run's seed. `fresh`: ranks 2-10, 30-500 MB;
-// `fresh-middle` (issue 14): ranks 2-8, 1-16 MiB, where input and output fit in L2.
-std::vector<Case> fresh(const char* name, uint64_t seed, int max_rank, double lo, double hi) {
+}  // namespace
+
+std::vector<Case> random_cases(const char* suite, uint64_t seed, size_t count, int max_rank,
+                               double lo, double hi, const std::vector<size_t>& elems) {
   Random rng(seed);
   std::vector<Case> out;
-  constexpr size_t kElems[] = {1, 2, 4, 8, 16};
-  for (int i = 0; i < 60; ++i) {
+  for (size_t i = 0; i < count; ++i) {
     const int rank = 2 + static_cast<int>(rng.below(static_cast<uint64_t>(max_rank - 1)));
-    const size_t elem = kElems[rng.below(5)];
+    const size_t elem = elems[rng.below(elems.size())];
     const double bytes = lo * std::pow(hi / lo, rng.unit());
     const double ratio = 1 + 19 * rng.unit();
-    out.push_back(make(name, format("c%02d-r%de%zu", i, rank, elem),
+    out.push_back(make(suite, format("c%02zu-r%de%zu", i, rank, elem),
                        ratio_extents(rng, rank, ratio, bytes / elem), random_perm(rng, rank),
                        elem));
   }
   return out;
+}
+
+namespace {
+
+std::vector<Case> fresh(const char* name, uint64_t seed, int max_rank, double lo, double hi) {
+  return random_cases(name, seed, 60, max_rank, lo, hi, {1, 2, 4, 8, 16});
 }
 
 // Issue 14's sizes: 4 KiB to 1 GiB in steps of 4x, 2D, 4D and 6D, 4, 2 and 8-byte elements (f32,

@@ -27,6 +27,15 @@ std::vector<Case> load_suite(const std::string& name, uint64_t seed = 0);
 // with its own element size: what --list prints and suite files hold.
 std::string list_line(const Case& c);
 
+// Plan generalization (issue 13 point 6), shapes no suite tuned the planner on: `count` cases of
+// ranks 2-max_rank, element sizes drawn from `elems`, lo-hi bytes (log-uniform), extents of a
+// random ratio in [1, 20], random non-identity permutations, from `seed`; named "c07-r5e2".
+// `fresh`: 60 of ranks 2-10, 1-16 bytes, 30-500 MB, from the run's seed; `fresh-middle` (issue
+// 14): ranks 2-8, 1-16 MiB, where input and output fit in L2; `xpose calibrate`'s narrow
+// problems: 1 and 2 bytes, from fixed seeds.
+std::vector<Case> random_cases(const char* suite, uint64_t seed, size_t count, int max_rank,
+                               double lo, double hi, const std::vector<size_t>& elems);
+
 // N cases spread evenly over `cases` (all of them when n >= size), in their order. Where the
 // cases mix element sizes, over each size apart, N shared in proportion (at least one per size
 // when N allows), so that a limited run still times every size.
