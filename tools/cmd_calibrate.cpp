@@ -62,7 +62,7 @@ const char* kHelp =
     "  --depth D         levels per tree (default 6)\n"
     "  --limit N         the first N problems of the dataset's shuffled order (an even sample)\n"
     "  --max-bytes B     largest tensor in bytes (suffix K, M or G; default 2G)\n"
-    "  --seconds S       start no new problem after S seconds (default 200)\n"
+    "  --seconds S       start no new problem after S seconds (default 400)\n"
     "  --reps N          timed rounds per candidate, median kept (default 5)\n"
     "  --candidates N    candidates timed per problem: the analytic model's best half, then an\n"
     "                    even spread over the rest (default 8)\n"
@@ -73,8 +73,8 @@ const char* kHelp =
     "                    default ttlg6d-15,ttlg6d-16,ttlg6d-17,cutt-random,cutt-rank8,\n"
     "                    cutt-rank12,square; none: no such report)\n"
     "  --eval-limit N    cases per suite, spread evenly (default 16)\n"
-    "  --narrow N        random problems of 1- and 2-byte elements, 30-500 MB (default 400; 0:\n"
-    "                    none)\n"
+    "  --narrow N        random problems of 1- and 2-byte elements, 30-500 MB, with the dataset's\n"
+    "                    shapes of ranks 3-6 in 1 and 2 bytes after them (default 3000; 0: none)\n"
     "  --narrow-only     time only those and fit only the narrow trees; the rest of the model\n"
     "                    file is this GPU's model as the library has it (embedded or\n"
     "                    XPOSE_MODEL_FILE)\n"
@@ -84,14 +84,14 @@ struct Config {
   std::string out, csv, commit;
   size_t limit = SIZE_MAX;
   int64_t max_bytes = int64_t{2} << 30;
-  double seconds = 200;
+  double seconds = 400;
   int reps = 5;
   size_t candidates = 8;
   size_t refine = 2;
   std::vector<std::string> eval = {"ttlg6d-15",   "ttlg6d-16",   "ttlg6d-17", "cutt-random",
                                    "cutt-rank8", "cutt-rank12", "square"};
   size_t eval_limit = 16;
-  size_t narrow = 400;
+  size_t narrow = 3000;
   bool narrow_only = false;
   xpose::detail::TreeFit fit;
 };

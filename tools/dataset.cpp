@@ -177,13 +177,23 @@ std::vector<CalibrationCase> calibration_cases(int64_t min_bytes, int64_t max_by
 
 std::vector<CalibrationCase> narrow_calibration_cases(size_t n, int64_t min_bytes,
                                                       int64_t max_bytes) {
+  std::vector<CalibrationCase> out;
+  if (n == 0) return out;
   const double lo = std::max(30e6, static_cast<double>(min_bytes));
   const double hi = std::max(lo, std::min(500e6, static_cast<double>(max_bytes)));
-  std::vector<CalibrationCase> out;
-  for (const Case& c : random_cases("narrow", 0x6e6172726f77, n, 10, lo, hi, {1, 2})) {
-    CalibrationCase cc = named_case("narrow-" + c.name, c.extents, c.perm, c.elem, Shape::Random);
-    out.push_back(std::move(cc));
-  }
+  for (const Case& c : random_cases("narrow", 0x6e6172726f77, n, 10, lo, hi, {1, 2}))
+    out.push_back(named_case("narrow-" + c.name, c.extents, c.perm, c.elem, Shape::Random));
+  // Every (permutation, shape) of the dataset's ranks 3-6 with 1 and with 2 bytes, at the
+  // dataset's sizes: equal and power-of-two-like extents, which random shapes seldom draw.
+  const double log_lo = std::log(static_cast<double>(min_bytes));
+  const double log_hi = std::log(static_cast<double>(std::max(max_bytes, min_bytes)));
+  constexpr Shape kShapes[] = {Shape::Equal, Shape::Increasing, Shape::Decreasing, Shape::Peaked,
+                               Shape::Valley};
+  for (int rank = 3; rank <= 6; ++rank)
+    for (const std::vector<int>& perm : dataset_perms(rank))
+      for (const Shape shape : kShapes)
+        for (const size_t elem : {size_t{1}, size_t{2}})
+          out.push_back(make_case(rank, perm, shape, elem, "n", log_lo, log_hi));
   return out;
 }
 

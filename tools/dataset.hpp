@@ -37,8 +37,9 @@ std::vector<CalibrationCase> calibration_cases(int64_t min_bytes, int64_t max_by
 // `xpose calibrate`'s problems of 1- and 2-byte elements, whose tiles the narrow trees rank: `n`
 // random problems drawn as the fresh suite draws them (suites.hpp random_cases: ranks 2-10,
 // extents of a random ratio, random permutations), 1 and 2 bytes, 30-500 MB within
-// [min_bytes, max_bytes], from a fixed seed (no run-time seed ever equals it but by chance);
-// named "narrow-c007-r5e2".
+// [min_bytes, max_bytes], from a fixed seed (no run-time seed ever equals it but by chance),
+// named "narrow-c07-r5e2"; then (n > 0) every permutation and shape of the dataset's ranks 3-6
+// with 1 and with 2 bytes, named "r4-p3102-valley-1B-n".
 std::vector<CalibrationCase> narrow_calibration_cases(size_t n, int64_t min_bytes,
                                                       int64_t max_bytes);
 
