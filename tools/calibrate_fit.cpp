@@ -38,24 +38,18 @@ size_t pick(const Regression& r, const std::vector<Sample>& samples, size_t i, s
   return i + xpose::detail::regression_order(quad, blend).front();
 }
 
-// The sample the planner would pick among the narrow samples [i, end) of one problem: of those
-// the analytic order ranks among its kScreened first (the planner's list, repeats included),
-// the lowest prediction of `r`'s narrow trees (ties: the lower rank); with r null, rank 0.
+// The sample the planner would pick among the narrow samples [i, end) of one problem (every
+// place of its list): rank_narrow's first, the kScreened best by rank ranked by `r`'s narrow
+// trees; with r null, the analytic order's first.
 size_t narrow_pick(const Regression* r, const std::vector<Sample>& samples, size_t i,
                    size_t end) {
-  size_t pick = end;
-  double best = 0;
-  for (size_t j = i; r && j < end; ++j) {
+  std::vector<double> rank, z;
+  for (size_t j = i; j < end; ++j) {
     const Sample& s = samples[j];
-    if (s.rank >= xpose::detail::kScreened) continue;
-    const double z = r->predict_narrow(s.nf, s.launch, s.ideal);
-    if (pick == end || z < best || (z == best && s.rank < samples[pick].rank)) pick = j, best = z;
+    rank.push_back(s.rank);
+    z.push_back(r ? r->predict_narrow(s.nf, s.launch, s.ideal) : s.rank);
   }
-  if (pick != end) return pick;
-  pick = i;
-  for (size_t j = i; j < end; ++j)
-    if (samples[j].rank < samples[pick].rank) pick = j;
-  return pick;
+  return i + xpose::detail::regression_order(rank, z).front();
 }
 
 struct Errors {
@@ -199,16 +193,15 @@ bool fit_narrow(const std::vector<ProblemInfo>& problems, const xpose::detail::T
   std::vector<double> z;
   r->narrow_min_bytes = 1e300;
   r->narrow_max_bytes = 0;
-  for (const Sample& s : *samples)
-    if (s.narrow && problems[s.problem].fold >= 0) {
-      r->narrow_min_bytes = std::min(r->narrow_min_bytes, s.bytes);
-      r->narrow_max_bytes = std::max(r->narrow_max_bytes, s.bytes);
-    }
-  for (const Sample& s : *samples)
-    if (s.narrow && problems[s.problem].fold > 0) {
-      x.push_back(s.nf);
-      z.push_back(xpose::detail::log_factor(s.measured, s.launch, s.ideal));
-    }
+  for (const Sample& s : *samples) {
+    const int fold = problems[s.problem].fold;
+    if (!s.narrow || fold < 0) continue;
+    r->narrow_min_bytes = std::min(r->narrow_min_bytes, s.bytes);
+    r->narrow_max_bytes = std::max(r->narrow_max_bytes, s.bytes);
+    if (fold == 0) continue;
+    x.push_back(s.nf);
+    z.push_back(xpose::detail::log_factor(s.measured, s.launch, s.ideal));
+  }
   const bool fitted = static_cast<long>(x.size()) >= kMinClassSamples &&
                       xpose::detail::fit_trees(x, z, fit, &r->narrow);
   if (!fitted) r->narrow = xpose::detail::Trees{}, r->narrow_min_bytes = r->narrow_max_bytes = 0;

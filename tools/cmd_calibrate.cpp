@@ -11,7 +11,6 @@
 #include <ctime>
 #include <fstream>
 #include <map>
-#include <set>
 
 #include "args.hpp"
 #include "calibrate_fit.hpp"
@@ -168,41 +167,31 @@ struct Candidates {
   std::vector<Choice> all;
   std::vector<std::string> summary;
   std::vector<bool> timed;
-  // A view of 1- or 2-byte elements: `all` in the analytic model's order, and each one's places
-  // in the planner's list (repeats: other ways to the same tile, with other cost terms), which
-  // are the narrow trees' samples, with its time.
+  // The list `all` was drawn from and each distinct one's places in it (repeats: other ways to
+  // the same tile, with other cost terms). For a view of 1- or 2-byte elements (`narrow`) the
+  // list is the planner's, in the analytic model's order, and every place is a narrow-trees
+  // sample with its tile's time.
   bool narrow = false;
   std::vector<Choice> listed;
   std::vector<std::vector<size_t>> places;
 };
 
-Candidates distinct_candidates(const xpose::detail::Probe& probe) {
+// The candidates of the view `probe` plans first. Wider views: the probe's, ordered by the
+// analytic prediction. 1- and 2-byte views: the planner's list before the narrow trees rank its
+// best few.
+Candidates candidates_of(const xpose::detail::Probe& probe) {
   Candidates c;
   c.dev = probe.dev;
   c.view = probe.view;
-  std::vector<Choice> sorted = probe.choices;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Choice& a, const Choice& b) {
-    return a.terms.analytic_s < b.terms.analytic_s;
-  });
-  std::set<std::string> seen;
-  for (const Choice& ch : sorted) {
-    std::string text = xpose::detail::summarize(probe.view, ch);
-    if (!seen.insert(text).second) continue;
-    c.all.push_back(ch);
-    c.summary.push_back(std::move(text));
+  c.narrow = probe.view.elem_size <= 2;
+  if (c.narrow) {
+    xpose::detail::enumerate_choices(probe.view, *probe.dev, nullptr, &c.listed, false);
+  } else {
+    c.listed = probe.choices;
+    std::stable_sort(c.listed.begin(), c.listed.end(), [](const Choice& a, const Choice& b) {
+      return a.terms.analytic_s < b.terms.analytic_s;
+    });
   }
-  c.timed.assign(c.all.size(), false);
-  return c;
-}
-
-// The candidates of a view of 1- or 2-byte elements: the planner's list in the analytic
-// model's order (before the narrow trees rank its best few), and its distinct tiles.
-Candidates narrow_candidates(const xpose::detail::Probe& probe) {
-  Candidates c;
-  c.dev = probe.dev;
-  c.view = probe.view;
-  c.narrow = true;
-  xpose::detail::enumerate_choices(probe.view, *probe.dev, nullptr, &c.listed, false);
   std::map<std::string, size_t> seen;
   for (size_t i = 0; i < c.listed.size(); ++i) {
     std::string text = xpose::detail::summarize(probe.view, c.listed[i]);
@@ -313,11 +302,10 @@ size_t measure(const std::vector<CalibrationCase>& cases, const Config& cfg, int
     *device_name = probe.dev->name;
     // Views of 1- and 2-byte elements run the narrow kernels: every candidate timed, for the
     // narrow trees (their timings would only blur the classes' fits).
-    const bool is_narrow = probe.view.elem_size <= 2;
-    cands->push_back(is_narrow ? narrow_candidates(probe) : distinct_candidates(probe));
+    cands->push_back(candidates_of(probe));
     Candidates& c = cands->back();
-    narrow += is_narrow;
-    const size_t cap = cc.fold < 0 || is_narrow ? c.all.size() : cfg.candidates;
+    narrow += c.narrow;
+    const size_t cap = cc.fold < 0 || c.narrow ? c.all.size() : cfg.candidates;
     if (!time_candidates(done, pick(c.all.size(), cap), cfg, cc, &c, samples)) {
       ++skipped;
       c.all.clear();
