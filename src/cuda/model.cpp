@@ -177,11 +177,16 @@ double ClassModel::z(const BaseFeatures& features) const {
   BaseFeatures b = features;
   for (int j = 0; j < kBaseFeatures; ++j) b[j] = std::clamp(b[j], lo[j], hi[j]);
   // coef . expand(b), without materializing the expansion (planning runs this per candidate).
+  // Unrolled whole, in the loops' order of summation (the same sums, bit for bit): 38 % fewer
+  // instructions here, 3.5 % of heuristic planning's (callgrind, 1000 bench-host problems).
   const double* w = coef.data();
   double z = *w++;
-  for (const double v : b) z += *w++ * v;
+#pragma GCC unroll 16
+  for (int k = 0; k < kBaseFeatures; ++k) z += *w++ * b[k];
+#pragma GCC unroll 16
   for (int i = 0; i < kBaseFeatures; ++i) {
     double row = 0;
+#pragma GCC unroll 16
     for (int k = i; k < kBaseFeatures; ++k) row += *w++ * b[k];
     z += row * b[i];
   }
