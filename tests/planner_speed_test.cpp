@@ -145,6 +145,7 @@ std::string block_fields(const KernelSpec& s) {
     const Narrow2dParams& n = s.narrow2d;
     num(n.ti), num(n.tj), num(n.in_row), num(n.out_row), num(n.in_bytes), num(n.slot_tile[0]);
     num(n.slot_tile[1]), num(n.n_grid), num(n.num_tiles), num(n.run_tiles), num(n.split);
+    num(n.sector), num(n.chain_grid), num(n.chain_delta);
     num(n.op.in_type), num(n.op.out_type);
     for (const GridDim& d : n.grid) grid(d);
     return f;

@@ -23,6 +23,10 @@
 //   above L2 whose runs start off 32-byte sectors) do the same at sectors: 32 / EO rows of
 //   halo, and each warp writes groups of runs 32 apart, which share their offset mod 32, so
 //   that no sector is written by two blocks (1-2 B problems of 30-300 MB 1.17-1.21x, session 22).
+//   Where a tile holds the output runs' dim whole and the output's next dim is a grid dim
+//   (chains, Narrow2dParams::chain_grid; plain moves), a run continues in the next tile along
+//   that dim: tiles take their halo rows from the last rows of the tile before along it
+//   ((119, 14161, 119) perm (2, 1, 0) 1 B 0.46 -> 0.69 of a copy, session 25).
 // A block per tile (the loop only folds grids past 2^31 - 1 blocks): 1-byte tiles (34 KB, 40
 // registers) six per SM, 2-byte ones (17 KB, 32 registers) eight keep their loads in flight
 // without a pipeline; a persistent grid of the same tiles ran at 0.5-0.85x of that
@@ -50,6 +54,7 @@ namespace {
 // of ES).
 template <int ES, int G>
 struct PlainMove {
+  static constexpr bool kPlain = true;
   static constexpr int kIn = ES, kOut = ES, kPiece = G, kLoad = G;
   __device__ __forceinline__ static uint32_t apply(const ElemOp&, uint32_t x) { return x; }
 };
@@ -60,6 +65,7 @@ struct PlainMove {
 template <xpose_type_t In, xpose_type_t Out, ScaleIs S>
 struct ConvertMove {
   using Op = TypedOp<In, Out>;
+  static constexpr bool kPlain = false;
   static constexpr int kIn = sizeof(typename Op::in_t), kOut = sizeof(typename Op::out_t);
   static constexpr int kPiece = kOut, kLoad = kIn;
   __device__ __forceinline__ static uint32_t apply(const ElemOp& op, uint32_t x) {
@@ -100,22 +106,26 @@ __device__ __forceinline__ uint32_t load_shared(uint32_t a) {
 }
 
 // Shared-memory address of row jj - H's first byte (column 0): rows from -H (the halo before
-// the tile) are stored from jj = 0. Unsigned, so that the divisions are shifts.
+// the tile) are stored from jj = 0, at their shift in the input, where a chain's halo rows lie
+// chain32 bytes further (Narrow2dParams::chain_delta; 0 otherwise). Unsigned, so that the
+// divisions are shifts.
 template <class M, int OB, bool kSector>
 __device__ __forceinline__ uint32_t row_at(uint32_t base, uint32_t jj, uint32_t in32,
-                                           uint32_t row32) {
+                                           uint32_t row32, uint32_t chain32) {
   using T = Narrow2dTile<M, OB, kSector>;
   constexpr uint32_t K = T::K, H = T::H;
-  return base + (jj % K) * T::PLANE + (jj / K) * T::P + ((in32 + (jj - H) * row32) & 3u);
+  const uint32_t at = in32 + (jj - H) * row32 + (jj < H ? chain32 : 0u);
+  return base + (jj % K) * T::PLANE + (jj / K) * T::P + (at & 3u);
 }
 
 // Byte b (>= -H EO) of an output run, relative to the tile's first row: the shared-memory
 // address of its row's byte at column 0 (row b / EO rounded down, the byte within that element).
 template <class M, int OB, bool kSector>
-__device__ __forceinline__ uint32_t byte_at(uint32_t base, int b, uint32_t in32, uint32_t row32) {
+__device__ __forceinline__ uint32_t byte_at(uint32_t base, int b, uint32_t in32, uint32_t row32,
+                                            uint32_t chain32) {
   constexpr uint32_t EO = M::kOut;
   const uint32_t bb = static_cast<uint32_t>(b + Narrow2dTile<M, OB, kSector>::H * EO);
-  return row_at<M, OB, kSector>(base, bb / EO, in32, row32) + bb % EO;
+  return row_at<M, OB, kSector>(base, bb / EO, in32, row32, chain32) + bb % EO;
 }
 
 // Bytes [lo, hi) of `v` (a partial word: not [0, 4)) at `word`, in aligned stores of 1 and 2.
@@ -135,7 +145,8 @@ __device__ __forceinline__ void store_part(uint8_t* word, uint32_t v, int lo, in
 template <class M, int OB>
 __device__ __forceinline__ void write_words(const Narrow2dParams& p, uint32_t base,
                                             uint8_t* tout, int i0, int vi, int vj, bool halo,
-                                            bool last, uint32_t in32, uint32_t row32, int lane) {
+                                            bool last, uint32_t in32, uint32_t row32,
+                                            uint32_t chain32, int lane) {
   using T = Narrow2dTile<M, OB, true>;
   constexpr int EI = M::kIn, EO = M::kOut, G = M::kPiece;
   uint8_t* run0 = tout + i0 * p.out_row;
@@ -148,7 +159,7 @@ __device__ __forceinline__ void write_words(const Narrow2dParams& p, uint32_t ba
     uint32_t at[4 / G];
 #pragma unroll
     for (int g = 0; g < 4 / G; ++g)  // byte m = g * G of the word
-      at[g] = byte_at<M, OB, true>(base, 4 * k - t + g * G, in32, row32) + i0 * EI;
+      at[g] = byte_at<M, OB, true>(base, 4 * k - t + g * G, in32, row32, chain32) + i0 * EI;
     uint8_t* o = run0 - t + 4 * k;
     const auto word = [&](int i) {
       uint32_t v = 0;
@@ -168,7 +179,10 @@ __device__ __forceinline__ void write_words(const Narrow2dParams& p, uint32_t ba
   }
 }
 
-template <class M, int OB, bool kSector>
+// kChain: the plan's chain (Narrow2dParams::chain_grid >= 0; plain moves only), an
+// instantiation of its own: the chain's offsets in the others' address arithmetic cost 2-byte
+// tiles (32 registers) 5 %.
+template <class M, int OB, bool kSector, bool kChain>
 __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
     narrow2d_kernel(const __grid_constant__ Narrow2dParams p, const uint8_t* __restrict__ in,
                     uint8_t* __restrict__ out) {
@@ -184,9 +198,10 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
   const bool split = kSector || (EO < 4 && (p.split || (reinterpret_cast<uintptr_t>(out) & 3u)));
   constexpr uint32_t kAlign = kSector ? 31 : 3;  // the offset a tile's halo covers
   for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-    uint64_t c1 = 0;  // the tile's position along the output runs (0 of 1 when not blocked)
+    // The tile's position along the output runs (0 of 1 when not blocked), or along a chain.
+    uint64_t c1 = 0;
     const TileBase b = walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_tiles,
-                                 static_cast<uint64_t>(tile), &c1);
+                                 static_cast<uint64_t>(tile), &c1, kChain ? p.chain_grid : -1);
     const int vi = static_cast<int>(b.lim0), vj = static_cast<int>(b.lim1);
     // Halo rows and the words that straddle the tile's ends (above).
     const bool halo = split && c1 > 0;
@@ -196,11 +211,19 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
     uint8_t* tout = out + b.out * EO;
     const uint32_t in32 = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(tin));
     const int run = vi * EI;
+    // A chain's halo rows: the last rows of the tile before along the chain's dim.
+    const bool chain = kChain && halo;
+    const int64_t chain_delta = kChain ? p.chain_delta : 0;
+    const uint32_t chain32 = static_cast<uint32_t>(chain_delta);
+    const uint8_t* hin = tin + (chain ? chain_delta : 0);  // where the halo rows' walk starts
     // Whether every row's words lie inside the input (all but the tensor's first and last).
-    const uintptr_t lo = reinterpret_cast<uintptr_t>(tin + r0 * p.in_row) & ~uintptr_t{3};
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(hin + r0 * p.in_row) & ~uintptr_t{3};
     const uintptr_t hi = reinterpret_cast<uintptr_t>(tin + (vj - 1) * p.in_row) + run;
-    const bool inside = lo >= reinterpret_cast<uintptr_t>(in) &&
-                        ((hi + 3) & ~uintptr_t{3}) <= reinterpret_cast<uintptr_t>(in_end);
+    const uintptr_t lo2 = chain ? reinterpret_cast<uintptr_t>(tin) & ~uintptr_t{3} : lo;
+    const uintptr_t hi2 = chain ? reinterpret_cast<uintptr_t>(hin - p.in_row) + run : hi;
+    const bool inside = (lo < lo2 ? lo : lo2) >= reinterpret_cast<uintptr_t>(in) &&
+                        (((hi > hi2 ? hi : hi2) + 3) & ~uintptr_t{3}) <=
+                            reinterpret_cast<uintptr_t>(in_end);
     // Warp w loads rows r0 + w, + 8, ...: rows 8 apart lie in one plane at one shift (8 is a
     // multiple of K, and 8 in_row of 4), so a row's place in shared memory and in the input is
     // a step from the last. Its lanes walk the rows' words, 33 slots a row (the words that
@@ -210,39 +233,53 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
     // Before, a block's threads took words by a division of their index, about 25 instructions
     // a copy (session 19: a quarter of the kernel's instructions; rows of 32 words a warp, with
     // word 32 copied apart, ran 0.78-0.93x on 1-byte rows off words).
-    {
-      const int r = r0 + warp;
-      const int rows = r < vj ? (vj - 1 - r) / 8 + 1 : 0;
-      const uint32_t shift = (in32 + r * row32) & 3u;
-      const int span = static_cast<int>(shift) + run;  // bytes of a row's words
-      const int64_t src_step = 8 * p.in_row - 4;  // a step to the next row, a word back
-      constexpr uint32_t dst_step = 8 / T::K * T::P - 4;
-      const auto load = [&](auto async) {
-        const auto copy = [&](uint32_t d, const uint8_t* x) {
-          if constexpr (decltype(async)::value) {
-            copy_word_async(d, x);
-          } else {
-            uint8_t* b = reinterpret_cast<uint8_t*>(smem_raw) + (d - base);
-            for (int e = 0; e < 4; ++e)
-              if (x + e >= in && x + e < in_end) b[e] = x[e];
-          }
-        };
-        const uint8_t* x = tin + r * p.in_row - shift + 4 * lane;
-        uint32_t d = row_at<M, OB, kSector>(base, r + T::H, in32, row32) - shift + 4 * lane;
-#pragma unroll 1
-        for (int s = 0, j = 0, w = lane; s < rows + (rows + 31) / 32; ++s) {
-          if (j < rows && 4 * w < span) copy(d, x);
-          const bool wrap = w == 0;
-          w = wrap ? 32 : w - 1;
-          j += wrap ? 0 : 1;
-          x += wrap ? 128 : src_step;
-          d += wrap ? 128u : dst_step;
+    struct RowWalk {
+      const uint8_t* x;  // lane's first word
+      uint32_t d;        // its place in shared memory
+      int rows, span;    // rows of the warp, bytes of a row's words
+    };
+    const auto row_walk = [&](int first, int end, const uint8_t* src) {
+      const int r = first + warp;
+      RowWalk w;
+      w.rows = r < end ? (end - 1 - r) / 8 + 1 : 0;
+      const uint32_t shift =
+          (static_cast<uint32_t>(reinterpret_cast<uintptr_t>(src)) + r * row32) & 3u;
+      w.span = static_cast<int>(shift) + run;
+      w.x = src + r * p.in_row - shift + 4 * lane;
+      w.d = row_at<M, OB, kSector>(base, r + T::H, in32, row32, chain32) - shift + 4 * lane;
+      return w;
+    };
+    const int64_t src_step = 8 * p.in_row - 4;  // a step to the next row, a word back
+    constexpr uint32_t dst_step = 8 / T::K * T::P - 4;
+    const auto load = [&](RowWalk w, auto async) {
+      const auto copy = [&](uint32_t d, const uint8_t* x) {
+        if constexpr (decltype(async)::value) {
+          copy_word_async(d, x);
+        } else {
+          uint8_t* b = reinterpret_cast<uint8_t*>(smem_raw) + (d - base);
+          for (int e = 0; e < 4; ++e)
+            if (x + e >= in && x + e < in_end) b[e] = x[e];
         }
       };
-      if (inside)
-        load(std::true_type{});
-      else
-        load(std::false_type{});
+#pragma unroll 1
+      for (int s = 0, j = 0, k = lane; s < w.rows + (w.rows + 31) / 32; ++s) {
+        if (j < w.rows && 4 * k < w.span) copy(w.d, w.x);
+        const bool wrap = k == 0;
+        k = wrap ? 32 : k - 1;
+        j += wrap ? 0 : 1;
+        w.x += wrap ? 128 : src_step;
+        w.d += wrap ? 128u : dst_step;
+      }
+    };
+    // A chain's halo rows lie apart from the tile's: a walk of their own.
+    const RowWalk rows = row_walk(chain ? 0 : r0, vj, tin);
+    const RowWalk halo_rows = row_walk(chain ? r0 : 0, 0, hin);
+    if (inside) {
+      if (chain) load(halo_rows, std::true_type{});
+      load(rows, std::true_type{});
+    } else {
+      if (chain) load(halo_rows, std::false_type{});
+      load(rows, std::false_type{});
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();
@@ -256,7 +293,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
       for (int q = 0; q < T::GROUPS; ++q) {
         const int i0 = warp + T::WARPS * q;
         if (i0 >= vi) break;
-        write_words<M, OB>(p, base, tout, i0, vi, vj, halo, last, in32, row32, lane);
+        write_words<M, OB>(p, base, tout, i0, vi, vj, halo, last, in32, row32, chain32, lane);
       }
     } else {
       // Word tiles: write_words' loop for runs 8 apart at words, kept apart. Through a version of
@@ -270,7 +307,8 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
         uint32_t at[4 / G];
 #pragma unroll
         for (int g = 0; g < 4 / G; ++g)  // byte m = g * G of the word
-          at[g] = byte_at<M, OB, kSector>(base, 4 * k - t + g * G, in32, row32) + warp * EI;
+          at[g] = byte_at<M, OB, kSector>(base, 4 * k - t + g * G, in32, row32, chain32) +
+                  warp * EI;
         uint8_t* o = run0 - t + 4 * k;
         const auto word = [&](int i) {
           uint32_t v = 0;
@@ -308,7 +346,8 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
       const int m_lo = halo ? 0 : max(0, t - 4 * k), m_hi = min(4, span - 4 * k);
       uint32_t v = 0;
       for (int m = m_lo; m < m_hi; m += G) {
-        const uint32_t a = byte_at<M, OB, kSector>(base, 4 * k - t + m, in32, row32) + i * EI;
+        const uint32_t a =
+            byte_at<M, OB, kSector>(base, 4 * k - t + m, in32, row32, chain32) + i * EI;
         v |= M::apply(p.op, load_shared<M::kLoad>(a)) << (8 * m);
       }
       store_part(run_i - t + 4 * k, v, m_lo, m_hi);
@@ -323,9 +362,14 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
 template <class M, int OB, bool kSector>
 cudaError_t launch_tiles(const Narrow2dParams& p, const uint8_t* in, uint8_t* out,
                          cudaStream_t stream, unsigned grid) {
-  return launch_kernel(&narrow2d_kernel<M, OB, kSector>, grid, kNarrow2dThreads,
-                       static_cast<unsigned>(narrow2d_smem_bytes(M::kOut, OB, kSector)), stream,
-                       p, in, out);
+  const auto smem = static_cast<unsigned>(narrow2d_smem_bytes(M::kOut, OB, kSector));
+  if constexpr (M::kPlain) {
+    if (p.chain_grid >= 0)
+      return launch_kernel(&narrow2d_kernel<M, OB, kSector, true>, grid, kNarrow2dThreads, smem,
+                           stream, p, in, out);
+  }
+  return launch_kernel(&narrow2d_kernel<M, OB, kSector, false>, grid, kNarrow2dThreads, smem,
+                       stream, p, in, out);
 }
 
 template <class M>
@@ -334,7 +378,8 @@ cudaError_t launch_one(const Narrow2dParams& p, const uint8_t* in, uint8_t* out,
   constexpr int kShort = kNarrow2dShortOutBytes, kFull = kNarrow2dOutBytes;
   if constexpr (std::is_same_v<M, PlainMove<1, 1>>) {
     if (narrow2d_out_bytes(p.tj) == kShort)
-      return launch_tiles<M, kShort, false>(p, in, out, stream, grid);
+      return p.sector ? launch_tiles<M, kShort, true>(p, in, out, stream, grid)
+                      : launch_tiles<M, kShort, false>(p, in, out, stream, grid);
   }
   if constexpr (std::is_same_v<M, PlainMove<1, 1>> || std::is_same_v<M, PlainMove<2, 2>>) {
     if (p.sector) return launch_tiles<M, kFull, true>(p, in, out, stream, grid);

@@ -224,13 +224,32 @@ void build_narrow2d(const Problem& p, const Choice& c, Narrow2dParams* np) {
     if (np->grid[k].out_step * g.out_esize % 4 != 0) np->split = 1;
     if (np->grid[k].out_step * g.out_esize % 32 != 0) off_sectors = true;
   }
-  // Sector tiles (params.hpp kNarrow2dSectorMinBytes): plain full tiles (full input runs, not
-  // short output runs: narrow2d_out_bytes), several along runs that start off sectors, tensors
-  // above L2. With input runs under a tile's (fewer output runs a tile) they ran 0.68-1.04x.
-  const bool full = np->ti * static_cast<int64_t>(p.elem_size) >= kNarrow2dInBytes &&
+  // Chains (params.hpp): the tile holds the output runs' dim whole and the output's next dim is
+  // a grid dim, walk_grid's first after the blocked input-run dim (if any). Tiles along it
+  // write runs that continue each other: 119-byte runs off words, a thread storing each partial
+  // word at both ends in pieces, took 4x the L2 write requests of whole sectors and ran at 0.46
+  // of a copy ((119, 14161, 119) perm (2, 1, 0), 1 B; 0.69 with chains of sector tiles;
+  // docs/perf/narrow-h100.md, session 25). Plain moves only (narrow2d.cu's kChain).
+  const int g1 = p.perm[1];
+  const int k1 = T.blocked[0] >= 0 ? 1 : 0;
+  if (p.plain() && !c.wide2d && T.blocked[1] < 0 && g1 > 0 && k1 < np->n_grid &&
+      np->grid[k1].out_step == T.t[j] && np->grid[k1].in_step == g.s_in[g1] &&
+      T.t[j] * es >= 4) {
+    np->chain_grid = k1;
+    np->run_tiles = static_cast<int64_t>(np->grid[k1].count.d);
+    np->chain_delta = (T.t[j] * g.s_in[j] - g.s_in[g1]) * es;
+  }
+  // Sector tiles (params.hpp kNarrow2dSectorMinBytes): plain tiles, several along runs that
+  // start off sectors, tensors above L2; along blocked runs full tiles only (full input runs,
+  // not short output runs: narrow2d_out_bytes): with input runs under a tile's (fewer output
+  // runs a tile) they ran 0.68-1.04x. Chains of runs of at least a sector (the halo's 32 bytes)
+  // take them whatever the input runs: (119, 14161, 119) perm (2, 1, 0), 1 B, 0.56 of a copy
+  // with word halos, 0.70 with sector halos (session 25).
+  const bool full = np->ti * es >= kNarrow2dInBytes &&
                     (!narrow2d_short_tiles(p) || narrow2d_out_bytes(np->tj) == kNarrow2dOutBytes);
-  np->sector = p.plain() && !c.wide2d && full && np->run_tiles > 1 && off_sectors &&
-               p.bytes() >= kNarrow2dSectorMinBytes;
+  const bool chain_sectors = np->chain_grid >= 0 && np->tj * es >= 32;
+  np->sector = p.plain() && !c.wide2d && (np->chain_grid >= 0 ? chain_sectors : full) &&
+               np->run_tiles > 1 && off_sectors && p.bytes() >= kNarrow2dSectorMinBytes;
 }
 
 }  // namespace xpose::detail

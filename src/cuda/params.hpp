@@ -262,11 +262,19 @@ struct Narrow2dParams {
   int32_t slot_tile[2] = {1, 1};
   int32_t n_grid = 0;
   int64_t num_tiles = 0;
-  int64_t run_tiles = 1;  // tiles along dim perm[0] (the output runs)
+  int64_t run_tiles = 1;  // tiles along dim perm[0] (the output runs), or along a chain's dim
   int32_t split = 0;      // output runs start off 4-byte words at aligned pointers
   // 1: tiles after the first along the output runs start at the 32-byte sector at or before
   // their start (32 / EO rows of halo), so that every sector is written by one block.
   int32_t sector = 0;
+  // Chains: where the tile holds the output runs' dim whole and the output's next dim,
+  // perm[1], is grid[chain_grid] (else -1), a run continues the run of the same input-run
+  // element in the tile before it along that dim. Tiles after the first along it take halo rows
+  // from that tile's last rows (chain_delta bytes further than rows just before the tile's
+  // first would lie) and write the word or sector that straddles their runs' starts; those
+  // before the last leave the one at their ends, as along blocked runs (narrow2d.cu).
+  int32_t chain_grid = -1;
+  int64_t chain_delta = 0;
   ElemOp op;  // typed problems (in_type BYTES: a plain move of elements of elem_size bytes)
   GridDim grid[kMaxGridDims];
 };

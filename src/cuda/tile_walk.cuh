@@ -21,12 +21,14 @@ using TileBase = TileBaseOf<int64_t>;
 
 // The tile at position `rest` of the walk over `grid` (fastest first): its bases and the limits
 // of its blocked slots (the tile extent, or what is left of the dimension at its edge); `at1`,
-// when given, receives the tile's position along the dimension of blocked slot 1 (left as it
-// was when slot 1 is not blocked). Idx: the walk's index arithmetic.
+// when given, receives the tile's position along the dimension of blocked slot 1, or along
+// grid[at_grid] where at_grid >= 0 (left as it was when there is neither). Idx: the walk's
+// index arithmetic.
 template <class Idx, class Base = int64_t>
 __device__ __forceinline__ TileBaseOf<Base> walk_tile_as(const GridDim* grid, int n_grid,
                                                          const int32_t* slot_tile, Idx rest,
-                                                         uint64_t* at1 = nullptr) {
+                                                         uint64_t* at1 = nullptr,
+                                                         int at_grid = -1) {
   TileBaseOf<Base> b;
   b.lim0 = static_cast<uint32_t>(slot_tile[0]);
   b.lim1 = static_cast<uint32_t>(slot_tile[1]);
@@ -41,6 +43,7 @@ __device__ __forceinline__ TileBaseOf<Base> walk_tile_as(const GridDim* grid, in
     rest = q;
     b.in += static_cast<Base>(c) * static_cast<Base>(g.in_step);
     b.out += static_cast<Base>(c) * static_cast<Base>(g.out_step);
+    if (at1 && k == at_grid) *at1 = static_cast<uint64_t>(c);
     if (g.slot >= 0) {
       const Base tile = static_cast<Base>(g.tile);
       const Base left = static_cast<Base>(g.extent) - static_cast<Base>(c) * tile;
@@ -59,10 +62,12 @@ __device__ __forceinline__ TileBaseOf<Base> walk_tile_as(const GridDim* grid, in
 // docs/perf/middle-h100.md).
 __device__ __forceinline__ TileBase walk_tile(const GridDim* grid, int n_grid,
                                               const int32_t* slot_tile, int64_t num_tiles,
-                                              uint64_t rest, uint64_t* at1 = nullptr) {
+                                              uint64_t rest, uint64_t* at1 = nullptr,
+                                              int at_grid = -1) {
   if (num_tiles <= (int64_t{1} << 31))
-    return walk_tile_as<uint32_t>(grid, n_grid, slot_tile, static_cast<uint32_t>(rest), at1);
-  return walk_tile_as<uint64_t>(grid, n_grid, slot_tile, rest, at1);
+    return walk_tile_as<uint32_t>(grid, n_grid, slot_tile, static_cast<uint32_t>(rest), at1,
+                                  at_grid);
+  return walk_tile_as<uint64_t>(grid, n_grid, slot_tile, rest, at1, at_grid);
 }
 
 // Whether coordinates packed as (slot1 << 16) | slot0 lie inside the tile's limits.

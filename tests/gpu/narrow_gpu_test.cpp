@@ -86,7 +86,9 @@ TEST(CudaNarrow, RandomShapesManyTiles) {
 // elements off 2 bytes gather bytes): the planner's narrow2d candidate launched whatever it
 // ranks first (whole-word shapes in L2 rank wide2d.cu's packed tile first,
 // tests/gpu/wide2d_gpu_test.cpp), 1-byte ones with output runs of both a full and a short tile,
-// full tiles also as sector tiles (halo tiles that start at the sector before them).
+// full tiles also as sector tiles (halo tiles that start at the sector before them). Shapes
+// whose output runs' dim is whole and continued by a grid dim (the last seven, and (70, 2, 3,
+// 90)) take chains (Narrow2dParams::chain_grid): halo rows from the tile before along that dim.
 TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("CudaNarrow2d"));
@@ -94,11 +96,14 @@ TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
       {{128, 256}, {1, 0}},       {{129, 257}, {1, 0}},       {{127, 255}, {1, 0}},
       {{64, 64}, {1, 0}},         {{65, 300, 3}, {1, 0, 2}},  {{300, 65, 2}, {1, 0, 2}},
       {{1000, 78}, {1, 0}},       {{77, 1000}, {1, 0}},       {{300, 200, 2}, {1, 0, 2}},
-      {{70, 2, 3, 90}, {3, 1, 2, 0}}, {{513, 1026}, {1, 0}}, {{100, 5, 134}, {2, 0, 1}}};
+      {{70, 2, 3, 90}, {3, 1, 2, 0}}, {{513, 1026}, {1, 0}}, {{100, 5, 134}, {2, 0, 1}},
+      {{119, 50, 119}, {2, 1, 0}}, {{120, 40, 120}, {2, 1, 0}}, {{70, 9, 5, 83}, {3, 1, 0, 2}},
+      {{300, 7, 65}, {2, 1, 0}},  {{65, 3, 2, 66}, {3, 2, 1, 0}}, {{64, 5, 64}, {2, 1, 0}},
+      {{131, 3, 250}, {2, 1, 0}}};
   const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {2, 2}, {0, 1}, {6, 2}};
   const xpose::detail::DeviceInfo dev = xpose_test::fake_h100();
   DeviceBuffers bufs(size_t{1} << 21);
-  int runs = 0;
+  int runs = 0, chains = 0;
   for (const Case& c : cases)
     for (size_t es : {size_t{1}, size_t{2}}) {
       const int rank = static_cast<int>(c.ext.size());
@@ -126,8 +131,11 @@ TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
         build_spec(p, t, &spec);
         ASSERT_EQ(spec.narrow2d.num_tiles, t.num_tiles) << p.to_string();
         // Full tiles also as sector tiles (the planner's choice above 32 MiB only).
+        const bool chain = spec.narrow2d.chain_grid >= 0;
         for (const int sector : {0, 1}) {
-          if (sector && out_bytes != kNarrow2dOutBytes) continue;
+          // A chain's sector halo takes 32 bytes of the tile before's output runs.
+          if (sector && (out_bytes != kNarrow2dOutBytes || (chain && t.out_run * es < 32)))
+            continue;
           spec.narrow2d.sector = sector;
           for (auto [a, b] : offsets) {
             const auto got = launch_on(bufs, in, a, b, [&](const uint8_t* src, uint8_t* dst) {
@@ -135,14 +143,16 @@ TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
                                      spec.choice.grid);
             });
             ASSERT_EQ(got, want) << p.to_string() << " " << summarize(p, t) << " offsets " << a
-                                 << "/" << b << " sector " << sector;
+                                 << "/" << b << " sector " << sector << " chain " << chain;
             ++runs;
+            chains += chain;
           }
         }
       }
     }
-  std::printf("%d narrow2d launches checked\n", runs);
-  EXPECT_EQ(runs, 360);
+  std::printf("%d narrow2d launches checked, %d of them chains\n", runs, chains);
+  EXPECT_EQ(runs, 570);
+  EXPECT_EQ(chains, 222);
 }
 
 // Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or
