@@ -92,7 +92,7 @@ template <class Ends, class Valid>
 __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_t* in,
                                              const uint8_t* in_end, int64_t tile_in,
                                              const RowEntry* rows, const TileBase& b,
-                                             uint8_t* raw, Valid valid) {
+                                             uint8_t* raw, Valid valid, int positions) {
   const int len = run_bytes(p.rd, b);
   const uint8_t* tile = in + tile_in;
   bool clear;
@@ -101,7 +101,7 @@ __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_
   else
     clear = Ends::value;
   // Lanes on consecutive chunks of a row (coalesced), rows one after the other.
-  for (int i = threadIdx.x; i < p.raw_positions; i += kNarrowThreads) {
+  for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
     const int r = static_cast<int>(p.raw_div.div(static_cast<uint32_t>(i)));
     const int at = (i - r * p.raw_per_row) * kNarrowChunk;
     const RowEntry e = rows[r];
@@ -129,17 +129,25 @@ template <int ES, Write W>
 __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* in,
                                           const uint8_t* in_end, int64_t tile_in,
                                           const RowEntry* rows, const TileBase& b,
-                                          uint8_t* raw) {
+                                          uint8_t* raw, bool halo) {
   if constexpr (W == Write::Quads) {
     const int prefix = run_bytes(p.wr, b) / ES;
     const auto valid = [prefix](int r, const RowEntry&) { return r < prefix; };
     if (tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes)
-      load_rows_as<std::true_type>(p, in, in_end, tile_in, rows, b, raw, valid);
+      load_rows_as<std::true_type>(p, in, in_end, tile_in, rows, b, raw, valid, p.raw_positions);
     else
-      load_rows_as<std::false_type>(p, in, in_end, tile_in, rows, b, raw, valid);
+      load_rows_as<std::false_type>(p, in, in_end, tile_in, rows, b, raw, valid,
+                                    p.raw_positions);
+    // The halo rows: the tile before's last rows (whole), into raw rows rd.runs and on.
+    if (halo)
+      load_rows_as<CheckEnds>(p, in, in_end, tile_in - p.halo_in_step,
+                              rows + p.rd.runs - kNarrowHaloRows, b,
+                              raw + p.rd.runs * p.raw_pitch,
+                              [](int, const RowEntry&) { return true; },
+                              kNarrowHaloRows * p.raw_per_row);
   } else {
     const auto valid = [&b](int, const RowEntry& e) { return inside(e.coord, b); };
-    load_rows_as<CheckEnds>(p, in, in_end, tile_in, rows, b, raw, valid);
+    load_rows_as<CheckEnds>(p, in, in_end, tile_in, rows, b, raw, valid, p.raw_positions);
   }
   asm volatile("cp.async.commit_group;\n" ::);
 }
@@ -150,29 +158,44 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
 // another order (rotated by lane / 8) and the four groups' stores meet in distinct banks.
 // Column words (quads): lanes on consecutive rows at one chunk, each chunk's four words to four
 // column words, the lanes' rows side by side in each (no conflict).
+// Quads: `n` rows (row0 on, rows[0 ..] their entries, raw rows from `raw`, the first
+// `valid` of them in the tile) into column words, lanes on consecutive rows at one chunk.
+__device__ __forceinline__ void realign_quad_rows(const NarrowParams& p, uintptr_t tile, int len,
+                                                  const RowEntry* rows, const uint8_t* raw,
+                                                  int n, const FastDiv32& by_n, int row0,
+                                                  int valid, uint8_t* data) {
+  const int column_bytes = 4 * p.column_words;
+  const int positions = n * p.rd.per_run;
+  for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
+    const int k = static_cast<int>(by_n.div(static_cast<uint32_t>(i)));
+    const int r = i - k * n;
+    if (r >= valid || 16 * k >= len) continue;
+    const uint4* src = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch) + k;
+    const uint4 v = realign16(src[0], src[1], static_cast<int>((tile + rows[r].global) & 15));
+    uint8_t* dst = data + column_word(p, 4 * k, row0 + r);
+    *reinterpret_cast<uint32_t*>(dst) = v.x;
+    *reinterpret_cast<uint32_t*>(dst + column_bytes) = v.y;
+    *reinterpret_cast<uint32_t*>(dst + 2 * column_bytes) = v.z;
+    *reinterpret_cast<uint32_t*>(dst + 3 * column_bytes) = v.w;
+  }
+}
+
 template <int ES, Write W>
 __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_t* in,
                                              int64_t tile_in, const RowEntry* rows,
                                              const TileBase& b, const uint8_t* raw,
-                                             uint8_t* data) {
+                                             uint8_t* data, bool halo) {
   const int len = run_bytes(p.rd, b);
   const uintptr_t tile = reinterpret_cast<uintptr_t>(in) + tile_in;
   const int positions = p.rd.runs * p.rd.per_run;
   if constexpr (W == Write::Quads) {
-    const int column_bytes = 4 * p.column_words;
-    const int rows_valid = run_bytes(p.wr, b) / ES;
-    for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
-      const int k = static_cast<int>(p.rows_div.div(static_cast<uint32_t>(i)));
-      const int r = i - k * p.rd.runs;
-      if (r >= rows_valid || 16 * k >= len) continue;
-      const uint4* src = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch) + k;
-      const uint4 v = realign16(src[0], src[1], static_cast<int>((tile + rows[r].global) & 15));
-      uint8_t* dst = data + column_word(p, 4 * k, r);
-      *reinterpret_cast<uint32_t*>(dst) = v.x;
-      *reinterpret_cast<uint32_t*>(dst + column_bytes) = v.y;
-      *reinterpret_cast<uint32_t*>(dst + 2 * column_bytes) = v.z;
-      *reinterpret_cast<uint32_t*>(dst + 3 * column_bytes) = v.w;
-    }
+    realign_quad_rows(p, tile, len, rows, raw, p.rd.runs, p.rows_div, 0,
+                      run_bytes(p.wr, b) / ES, data);
+    // The halo rows into the padding rows before row 0 (the unit before the first).
+    if (halo)
+      realign_quad_rows(p, tile - p.halo_in_step, len, rows + p.rd.runs - kNarrowHaloRows,
+                        raw + p.rd.runs * p.raw_pitch, kNarrowHaloRows,
+                        device_div(kNarrowHaloRows), -kNarrowHaloRows, kNarrowHaloRows, data);
     return;
   }
   const int rot = (threadIdx.x >> 3) & 3;  // y_j = word (j + rot) & 3
@@ -305,7 +328,7 @@ __device__ __forceinline__ void store_if(bool p, uint8_t* at, uint2 v, bool wide
 template <int ES>
 __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* out,
                                            const uint8_t* data, const QuadColumn* columns,
-                                           int cols, const FastDiv32& units) {
+                                           int cols, const FastDiv32& units, bool halo) {
   constexpr int kCols = 4 / ES, kW = kQuadWord<ES>;
   const int n = (cols + kCols - 1) / kCols * static_cast<int>(units.d);
   for (int i = threadIdx.x; i < n; i += kNarrowThreads) {
@@ -324,26 +347,30 @@ __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* out,
         v = quad_word<ES>(prev[c], 0, cur[c], 0, e.tau);
       else  // column c's halfwords: words 2c, 2c + 1 of columns_of
         v = quad_word<ES>(prev[2 * c], prev[2 * c + 1], cur[2 * c], cur[2 * c + 1], e.tau);
-      store_if(first >= e.tau && first <= e.hi, out + e.word + first, v, ES == 2);
+      // With halo rows, the word across the column's start too (the unit before is theirs).
+      store_if((halo || first >= e.tau) && first <= e.hi, out + e.word + first, v, ES == 2);
     }
   }
 }
 
 // The partial words at the spans' two ends (a thread each): the column's word as write_quads
 // forms it, stored as the fewest aligned pieces of 4, 2 and 1 bytes that hold only the span's
-// bytes.
+// bytes. With halo rows, the word at the start also holds the tile before's (write_quads
+// stores it whole where the span reaches its end); a tile before the last leaves the one at
+// the end to the next.
 template <int ES>
 __device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* out,
                                                 const uint8_t* data, const QuadColumn* columns,
-                                                int cols, int bytes) {
+                                                int cols, int bytes, bool halo, bool last) {
   constexpr int kCols = 4 / ES, kW = kQuadWord<ES>;
   for (int i = threadIdx.x; i < 2 * cols; i += kNarrowThreads) {
     const int col = i >> 1;
     const QuadColumn e = load_column(columns, col);
     const int words = (bytes + e.tau + kW - 1) / kW;
     const int u = (i & 1) ? words - 1 : 0;
-    if ((i & 1) && words == 1) continue;  // the first word is the last
-    const int lo = max(e.tau - kW * u, 0), hi = min(bytes + e.tau - kW * u, kW);
+    if ((i & 1) && (words == 1 || !last)) continue;  // the first word is the last; the next's
+    const int lo = u == 0 && halo ? 0 : max(e.tau - kW * u, 0);
+    const int hi = min(bytes + e.tau - kW * u, kW);
     if (lo == 0 && hi == kW) continue;  // whole: write_quads stored it
     const int g = col / kCols, c = col - g * kCols;
     const uint4* at = reinterpret_cast<const uint4*>(data + column_word(p, g, 4 * u));
@@ -431,21 +458,30 @@ __device__ __forceinline__ void write_gathered(const NarrowParams& p, uint8_t* b
   }
 }
 
-// A tile's walk position, and for quads its units a column (write_quads divides by them).
+// A tile's walk position, and for quads its units a column (write_quads divides by them) and
+// its place along the dim that continues its runs (NarrowParams::halo): whether it takes halo
+// rows (a tile before it) and writes the word across its runs' ends (no tile after it).
 struct TileInfo : TileBase {
   FastDiv32 units;
+  bool halo, last;
 };
 
-template <int ES, Write W>
+template <int ES, Write W, bool kHalo>
 __device__ __forceinline__ TileInfo tile_info(const NarrowParams& p, uint64_t t) {
   TileInfo i;
-  static_cast<TileBase&>(i) = walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_tiles, t);
+  uint64_t c1 = 0;
+  static_cast<TileBase&>(i) = walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_tiles, t,
+                                        kHalo ? &c1 : nullptr, kHalo ? p.halo_grid : -1);
   if (W == Write::Quads)  // quad words a column spans, at most
     i.units = device_div((run_bytes(p.wr, i) + 2 * kQuadWord<ES> - 2) / kQuadWord<ES>);
+  i.halo = kHalo && c1 > 0;
+  i.last = !kHalo || static_cast<int64_t>(c1) + 1 == p.halo_tiles;
   return i;
 }
 
-template <int ES, int G, Write W>
+// kHalo: the plan's quads take halo rows (NarrowParams::halo; 1-byte quads only), an
+// instantiation of its own: in the others, the halo's work cost 1 % (76 -> 80 registers).
+template <int ES, int G, Write W, bool kHalo = false>
 __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     narrow_kernel(const __grid_constant__ NarrowParams p, const uint8_t* __restrict__ in,
                   uint8_t* __restrict__ out, const TileDeal deal) {
@@ -479,12 +515,12 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   const uint8_t* in_end = in + p.in_bytes;
   TileInfo b;
   if (t < p.num_tiles) {
-    b = tile_info<ES, W>(p, t);
-    load_rows<ES, W>(p, in, in_end, b.in * ES, rows, b, raw);
+    b = tile_info<ES, W, kHalo>(p, t);
+    load_rows<ES, W>(p, in, in_end, b.in * ES, rows, b, raw, kHalo && b.halo);
     if (threadIdx.x == 0) {
       order.start(deal, p.num_tiles);
       later[0] = order.after(t);
-      if (later[0] < p.num_tiles) ahead[0] = tile_info<ES, W>(p, later[0]);
+      if (later[0] < p.num_tiles) ahead[0] = tile_info<ES, W, kHalo>(p, later[0]);
     }
   }
   __syncthreads();
@@ -498,22 +534,25 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
       nb = ahead[s];
       if (threadIdx.x == 0) {
         later[s ^ 1] = order.after(next);
-        if (later[s ^ 1] < p.num_tiles) ahead[s ^ 1] = tile_info<ES, W>(p, later[s ^ 1]);
+        if (later[s ^ 1] < p.num_tiles) ahead[s ^ 1] = tile_info<ES, W, kHalo>(p, later[s ^ 1]);
       }
-      load_rows<ES, W>(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes);
+      load_rows<ES, W>(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes,
+                       kHalo && nb.halo);
       asm volatile("cp.async.wait_group 1;\n" ::);
     } else {
       asm volatile("cp.async.wait_group 0;\n" ::);
     }
     __syncthreads();
-    realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data);
+    realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data,
+                        kHalo && b.halo);
     if constexpr (W == Write::Quads)
       place_quads<ES>(p, out, b.out * ES, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b), spans,
                      columns);
     __syncthreads();
     if constexpr (W == Write::Quads) {
-      write_quads<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, b.units);
-      write_quad_ends<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b));
+      write_quads<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, b.units, kHalo && b.halo);
+      write_quad_ends<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b),
+                          kHalo && b.halo, !kHalo || b.last);
     } else {
       write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
     }
@@ -528,7 +567,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
 // the counter's base) and a slot is free; otherwise round-robin. The capture query is a host call
 // on these launches only (over 2 x grid tiles of 16 KB: ~13 MB and more); others make the launch
 // alone.
-template <int ES, int G, Write W>
+template <int ES, int G, Write W, bool kHalo = false>
 cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                        cudaStream_t stream, unsigned grid, int device) {
   TileDeal deal{};
@@ -540,7 +579,7 @@ cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
     if (capture == cudaStreamCaptureStatusNone)
       deal = tile_deal_claim(device, deal_tickets(p.num_tiles, grid));
   }
-  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W>, grid, kNarrowThreads,
+  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W, kHalo>, grid, kNarrowThreads,
                                       static_cast<unsigned>(p.smem_bytes), stream, p, in, out,
                                       deal);
   if (e != cudaSuccess) tile_deal_cancel(device, deal);
@@ -551,15 +590,18 @@ cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
 template <int ES, int G>
 cudaError_t launch_write(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                          cudaStream_t stream, unsigned grid, int device) {
+  if constexpr (ES == 1) {
+    if (p.quad && p.halo) return launch_one<1, 1, Write::Quads, true>(p, in, out, stream, grid, device);
+  }
   if (p.quad) return launch_one<ES, ES, Write::Quads>(p, in, out, stream, grid, device);
   if (p.n_tab > 0) return launch_one<ES, G, Write::Table>(p, in, out, stream, grid, device);
   return launch_one<ES, G, Write::Evenly>(p, in, out, stream, grid, device);
 }
 
-template <int ES, int G, Write W>
+template <int ES, int G, Write W, bool kHalo = false>
 void allow_smem() {
-  cudaFuncSetAttribute(narrow_kernel<ES, G, W>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       kNarrowMaxSmemBytes);
+  cudaFuncSetAttribute(narrow_kernel<ES, G, W, kHalo>,
+                       cudaFuncAttributeMaxDynamicSharedMemorySize, kNarrowMaxSmemBytes);
 }
 
 }  // namespace
@@ -585,6 +627,7 @@ int narrow_kernel_setup(int ordinal) {
     tile_deal_setup(ordinal, static_cast<unsigned long long*>(counters));
   cudaGetLastError();
   allow_smem<1, 1, Write::Quads>();
+  allow_smem<1, 1, Write::Quads, true>();
   allow_smem<1, 1, Write::Evenly>();
   allow_smem<1, 1, Write::Table>();
   allow_smem<2, 2, Write::Quads>();
@@ -596,6 +639,7 @@ int narrow_kernel_setup(int ordinal) {
   // The most of any instantiation: the planner sizes the grid to the blocks that fit.
   const void* kernels[] = {
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads>),
+      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads, true>),
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Evenly>),
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Table>),
       reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Quads>),

@@ -105,6 +105,36 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   np->in_bytes = np->out_bytes = p.bytes();
   np->num_tiles = T.num_tiles;
   np->n_grid = walk_grid(g, T, slot, np->grid);
+  // Halo rows (params.hpp): the grid dim that continues the output runs is walk_grid's first
+  // where the runs' last dim is blocked; where the runs hold it whole, the output's next dim
+  // when it is a grid dim (after the blocked input-run dim, if any). Full tiles' runs of at
+  // least two quad words, so that a tile before the last writes a word of its own at each end.
+  // 1-byte quads whose runs start off words only (H100, session 25, 151 fresh and dtypes
+  // quads: 1 B off words 1.092x, 2 B off words 1.007x, runs on words 0.975x).
+  const int kw = static_cast<int>(4 * es);
+  int k = -1;
+  if (T.blocked[1] >= 0) {
+    k = np->n_grid > 0 && np->grid[0].slot == 1 ? 0 : -1;
+  } else if (c.c + 1 < p.rank && T.t[p.perm[c.c + 1]] == 1) {
+    const int next = p.perm[c.c + 1];
+    k = T.blocked[0] >= 0 ? 1 : 0;
+    if (k >= np->n_grid || np->grid[k].in_step != g.s_in[next] ||
+        np->grid[k].out_step != T.out_run)
+      k = -1;
+    else
+      np->halo_grid = k;
+  }
+  const int64_t halo_smem = 2 * kNarrowHaloRows * np->raw_pitch;
+  if (np->quad && es == 1 && T.out_align % kw != 0 && k >= 0 && rd.runs >= kNarrowHaloRows &&
+      wr.full >= 2 * kw && np->smem_bytes + halo_smem <= kNarrowMaxSmemBytes) {
+    np->halo = 1;
+    np->halo_tiles = static_cast<int64_t>(np->grid[k].count.d);
+    np->halo_in_step = np->grid[k].in_step * es;
+    np->raw_bytes += kNarrowHaloRows * np->raw_pitch;
+    np->smem_bytes += static_cast<int32_t>(halo_smem);
+  } else {
+    np->halo_grid = -1;
+  }
 }
 
 namespace {

@@ -155,6 +155,7 @@ constexpr int narrow_group_shift(int64_t span_bytes) {
 }
 static_assert(1 << 5 == kNarrowLineGroup && 1 << 3 == kNarrowGroup, "narrow_group_shift");
 inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register use allows
+inline constexpr int kNarrowHaloRows = 4;  // quads' halo rows: a unit (NarrowParams::halo)
 // Data bytes of one tile, and a block's shared memory: two raw buffers, the rows, the tables
 // (three blocks per SM; the rows under 64 KB for the 16-bit offsets of narrow.cu).
 inline constexpr int kNarrowTileBytes = 16 * 1024;
@@ -175,6 +176,16 @@ struct NarrowPhase {
 struct NarrowParams {
   NarrowPhase rd, wr;
   int32_t quad = 0;        // 1: disjoint runs, written by 4x4 transposes in registers (narrow.cu)
+  // Quads whose output runs continue in the next tile along a grid dim (the runs' blocked dim,
+  // or where the runs hold their last dim whole, the output's next dim: grid[halo_grid]): tiles
+  // after the first along it load the last kNarrowHaloRows rows of the tile before it
+  // (halo_in_step bytes before this tile's base, in raw buffer rows rd.runs and on) into the
+  // padding rows before row 0 and write the word across their runs' starts; those before the
+  // last (halo_tiles along it) leave the word across their ends to the next.
+  int32_t halo = 0;
+  int32_t halo_grid = -1;
+  int64_t halo_tiles = 1;
+  int64_t halo_in_step = 0;
   // Gathered writes: log2 of the positions of one span side by side, kNarrowGroup (a sector)
   // or kNarrowLineGroup (a line, spans of kNarrowLineSpanBytes and more).
   int32_t group_shift = 3;

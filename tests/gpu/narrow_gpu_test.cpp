@@ -81,6 +81,27 @@ TEST(CudaNarrow, RandomShapesManyTiles) {
   }
 }
 
+// A case's normalized problem and candidates on the fake H100, random input and the expected
+// output.
+struct PlannedCase {
+  Problem p;
+  std::vector<Choice> all;
+  std::vector<uint8_t> in, want;
+};
+
+PlannedCase plan_case(const Case& c, size_t es, std::mt19937_64& rng) {
+  PlannedCase r;
+  const int rank = static_cast<int>(c.ext.size());
+  EXPECT_EQ(make_problem(rank, c.ext.data(), c.perm.data(), es, XPOSE_COL_MAJOR, &r.p),
+            XPOSE_SUCCESS);
+  enumerate_choices(r.p, xpose_test::fake_h100(), nullptr, &r.all);
+  const size_t bytes = static_cast<size_t>(r.p.volume) * es;
+  r.in = random_bytes(rng, bytes);
+  r.want.assign(bytes + kGuard, kPoison);
+  reference(rank, c.ext.data(), c.perm.data(), es, XPOSE_COL_MAJOR, r.in.data(), r.want.data());
+  return r;
+}
+
 // Narrow 2D tiles (narrow2d.cu: Tiled, one-dim runs of >= 64 bytes) on shapes around the tiles'
 // edges (128 x 256 and 128 x 128 bytes), batched too, at every pointer alignment (2-byte
 // elements off 2 bytes gather bytes): the planner's narrow2d candidate launched whatever it
@@ -101,24 +122,16 @@ TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
       {{300, 7, 65}, {2, 1, 0}},  {{65, 3, 2, 66}, {3, 2, 1, 0}}, {{64, 5, 64}, {2, 1, 0}},
       {{131, 3, 250}, {2, 1, 0}}};
   const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {2, 2}, {0, 1}, {6, 2}};
-  const xpose::detail::DeviceInfo dev = xpose_test::fake_h100();
   DeviceBuffers bufs(size_t{1} << 21);
   int runs = 0, chains = 0;
   for (const Case& c : cases)
     for (size_t es : {size_t{1}, size_t{2}}) {
-      const int rank = static_cast<int>(c.ext.size());
-      Problem p;
-      ASSERT_EQ(make_problem(rank, c.ext.data(), c.perm.data(), es, XPOSE_COL_MAJOR, &p),
-                XPOSE_SUCCESS);
-      std::vector<Choice> all;
-      enumerate_choices(p, dev, nullptr, &all);
-      const auto n = std::find_if(all.begin(), all.end(),
+      const PlannedCase pc = plan_case(c, es, rng);
+      const Problem& p = pc.p;
+      const std::vector<uint8_t>&in = pc.in, &want = pc.want;
+      const auto n = std::find_if(pc.all.begin(), pc.all.end(),
                                   [](const Choice& x) { return x.narrow2d && !x.wide2d; });
-      ASSERT_NE(n, all.end()) << p.to_string();
-      const size_t bytes = static_cast<size_t>(p.volume) * es;
-      const std::vector<uint8_t> in = random_bytes(rng, bytes);
-      std::vector<uint8_t> want(bytes + kGuard, kPoison);
-      reference(rank, c.ext.data(), c.perm.data(), es, XPOSE_COL_MAJOR, in.data(), want.data());
+      ASSERT_NE(n, pc.all.end()) << p.to_string();
       const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
       for (const int out_bytes : {kNarrow2dOutBytes, es == 1 ? kNarrow2dShortOutBytes : 0}) {
         if (out_bytes == 0) continue;
@@ -153,6 +166,43 @@ TEST(CudaNarrow, Narrow2dTileEdgesAnyAlignment) {
   std::printf("%d narrow2d launches checked, %d of them chains\n", runs, chains);
   EXPECT_EQ(runs, 570);
   EXPECT_EQ(chains, 222);
+}
+
+// Quads with halo rows (NarrowParams::halo: 1-byte quads whose runs start off words): tiles
+// after the first along the dim that continues their output runs (the runs' blocked dim, or
+// the output's next dim) write the word across their runs' starts from the tile before's last
+// rows. Every quad candidate with them of shapes with odd runs (23, all 1 B), at
+// pointer offsets that move the runs' words, launched directly.
+TEST(CudaNarrow, QuadHaloRowsAnyAlignment) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaNarrowHalo"));
+  ASSERT_NE(xpose::detail::device_info(0, nullptr), nullptr);  // the kernels' shared memory set up
+  const std::vector<Case> cases = {
+      {{67, 45, 9}, {2, 1, 0}},        {{13, 7, 61, 5}, {3, 2, 1, 0}}, {{301, 299}, {1, 0}},
+      {{45, 45, 45}, {1, 2, 0}},       {{9, 131, 3, 17}, {1, 3, 0, 2}}, {{3, 5, 7, 11, 13}, {4, 3, 2, 1, 0}},
+      {{1001, 3, 5}, {1, 2, 0}},       {{33, 33, 33, 3}, {2, 1, 0, 3}}};
+  const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {2, 2}, {0, 1}, {7, 5}};
+  DeviceBuffers bufs(size_t{1} << 21);
+  int runs = 0;
+  for (const Case& c : cases) {
+    const PlannedCase pc = plan_case(c, 1, rng);
+    for (const Choice& t : pc.all) {
+      if (!t.narrow || t.narrow2d) continue;
+      KernelSpec spec;
+      build_spec(pc.p, t, &spec);
+      if (!spec.narrow.halo) continue;
+      for (auto [a, b] : offsets) {
+        const auto got = launch_on(bufs, pc.in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+          return launch_narrow(spec.narrow, 1, src, dst, nullptr, spec.choice.grid, 0);
+        });
+        ASSERT_EQ(got, pc.want) << pc.p.to_string() << " " << summarize(pc.p, t) << " offsets "
+                                << a << "/" << b;
+        ++runs;
+      }
+    }
+  }
+  std::printf("%d quad launches with halo rows checked\n", runs);
+  EXPECT_GT(runs, 60);
 }
 
 // Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or

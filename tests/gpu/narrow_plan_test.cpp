@@ -55,7 +55,8 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
                                    uint8_t* out, std::vector<int>* writes, bool* shared) {
   std::vector<int64_t> in_owner(np.in_bytes / 32 + 1, -1), out_owner(np.out_bytes / 32 + 1, -1);
   *shared = false;
-  if (np.raw_pitch < (np.rd.full + 15) / 16 * 16 + 16 || np.raw_bytes != np.rd.runs * np.raw_pitch)
+  const int raw_rows = np.rd.runs + (np.halo ? kNarrowHaloRows : 0);  // halo rows after them
+  if (np.raw_pitch < (np.rd.full + 15) / 16 * 16 + 16 || np.raw_bytes != raw_rows * np.raw_pitch)
     return ::testing::AssertionFailure() << "raw rows too short for a row's envelope";
   std::vector<int> filled(np.data_bytes);
   std::vector<uint8_t> smem(np.data_bytes);
@@ -150,7 +151,7 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
 TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
   const DeviceInfo dev = xpose_test::fake_h100();
   std::mt19937_64 rng(xpose_test::test_seed("NarrowPlanEmulation"));
-  int narrow = 0, tabled = 0, quads = 0, apart = 0, lines = 0;
+  int narrow = 0, tabled = 0, quads = 0, apart = 0, lines = 0, halos = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int rank = 2 + static_cast<int>(rng() % 7);
     const size_t es = 1 + rng() % 2;
@@ -179,6 +180,10 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
       ++narrow;
       tabled += spec.narrow.n_tab > 0;
       quads += spec.narrow.quad;
+      halos += spec.narrow.halo;
+      ASSERT_TRUE(!spec.narrow.halo || (spec.narrow.quad && spec.narrow.rd.runs >= kNarrowHaloRows &&
+                                        spec.narrow.smem_bytes <= kNarrowMaxSmemBytes))
+          << summarize(p, c);
       if (!spec.narrow.quad) ASSERT_TRUE(positions_cover(spec.narrow)) << summarize(p, c);
       lines += !spec.narrow.quad && spec.narrow.group_shift == 5;
       std::vector<uint8_t> in(p.bytes()), out(p.bytes(), 0), ref(p.bytes());
@@ -198,9 +203,10 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
       ASSERT_EQ(*std::max_element(writes.begin(), writes.end()), 1) << p.to_string();
     }
   }
-  std::printf("%d narrow blocks emulated, %d with an offset table, %d by quads, %d sectors apart, "
-              "%d gathered by lines\n",
-              narrow, tabled, quads, apart, lines);
+  std::printf("%d narrow blocks emulated, %d with an offset table, %d by quads (%d with halo "
+              "rows), %d sectors apart, %d gathered by lines\n",
+              narrow, tabled, quads, halos, apart, lines);
+  EXPECT_GT(halos, 3);  // 12-23 of the problems of a seed (1-byte quads of runs off words)
   EXPECT_GT(narrow, 200);
   EXPECT_GT(tabled, 10);
   EXPECT_GT(quads, 10);
