@@ -156,10 +156,9 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
 // loads and a funnel shift. Row layout: lanes hold consecutive chunks of a row, 16 bytes
 // apart, four banks of 32 per 4-byte store, so each group of eight lanes stores its words in
 // another order (rotated by lane / 8) and the four groups' stores meet in distinct banks.
-// Column words (quads): lanes on consecutive rows at one chunk, each chunk's four words to four
-// column words, the lanes' rows side by side in each (no conflict).
-// Quads: `n` rows (row0 on, rows[0 ..] their entries, raw rows from `raw`, the first
-// `valid` of them in the tile) into column words, lanes on consecutive rows at one chunk.
+// Column words (quads, realign_quad_rows): lanes on consecutive rows at one chunk, each chunk's
+// four words to four column words, the lanes' rows side by side in each (no conflict): `n` rows
+// from row0 on (rows[0 ..] their entries, raw rows from `raw`, the first `valid` in the tile).
 __device__ __forceinline__ void realign_quad_rows(const NarrowParams& p, uintptr_t tile, int len,
                                                   const RowEntry* rows, const uint8_t* raw,
                                                   int n, const FastDiv32& by_n, int row0,
@@ -591,7 +590,8 @@ template <int ES, int G>
 cudaError_t launch_write(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                          cudaStream_t stream, unsigned grid, int device) {
   if constexpr (ES == 1) {
-    if (p.quad && p.halo) return launch_one<1, 1, Write::Quads, true>(p, in, out, stream, grid, device);
+    if (p.quad && p.halo)
+      return launch_one<1, 1, Write::Quads, true>(p, in, out, stream, grid, device);
   }
   if (p.quad) return launch_one<ES, ES, Write::Quads>(p, in, out, stream, grid, device);
   if (p.n_tab > 0) return launch_one<ES, G, Write::Table>(p, in, out, stream, grid, device);

@@ -178,9 +178,10 @@ TEST(CudaNarrow, QuadHaloRowsAnyAlignment) {
   std::mt19937_64 rng(test_seed("CudaNarrowHalo"));
   ASSERT_NE(xpose::detail::device_info(0, nullptr), nullptr);  // the kernels' shared memory set up
   const std::vector<Case> cases = {
-      {{67, 45, 9}, {2, 1, 0}},        {{13, 7, 61, 5}, {3, 2, 1, 0}}, {{301, 299}, {1, 0}},
-      {{45, 45, 45}, {1, 2, 0}},       {{9, 131, 3, 17}, {1, 3, 0, 2}}, {{3, 5, 7, 11, 13}, {4, 3, 2, 1, 0}},
-      {{1001, 3, 5}, {1, 2, 0}},       {{33, 33, 33, 3}, {2, 1, 0, 3}}};
+      {{67, 45, 9}, {2, 1, 0}},          {{13, 7, 61, 5}, {3, 2, 1, 0}},
+      {{301, 299}, {1, 0}},              {{45, 45, 45}, {1, 2, 0}},
+      {{9, 131, 3, 17}, {1, 3, 0, 2}},   {{3, 5, 7, 11, 13}, {4, 3, 2, 1, 0}},
+      {{1001, 3, 5}, {1, 2, 0}},         {{33, 33, 33, 3}, {2, 1, 0, 3}}};
   const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {2, 2}, {0, 1}, {7, 5}};
   DeviceBuffers bufs(size_t{1} << 21);
   int runs = 0;

@@ -181,8 +181,9 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
       tabled += spec.narrow.n_tab > 0;
       quads += spec.narrow.quad;
       halos += spec.narrow.halo;
-      ASSERT_TRUE(!spec.narrow.halo || (spec.narrow.quad && spec.narrow.rd.runs >= kNarrowHaloRows &&
-                                        spec.narrow.smem_bytes <= kNarrowMaxSmemBytes))
+      const NarrowParams& np = spec.narrow;
+      ASSERT_TRUE(!np.halo || (np.quad && np.rd.runs >= kNarrowHaloRows &&
+                               np.smem_bytes <= kNarrowMaxSmemBytes))
           << summarize(p, c);
       if (!spec.narrow.quad) ASSERT_TRUE(positions_cover(spec.narrow)) << summarize(p, c);
       lines += !spec.narrow.quad && spec.narrow.group_shift == 5;
