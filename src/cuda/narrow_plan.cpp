@@ -105,35 +105,22 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   np->in_bytes = np->out_bytes = p.bytes();
   np->num_tiles = T.num_tiles;
   np->n_grid = walk_grid(g, T, slot, np->grid);
-  // Halo rows (params.hpp): the grid dim that continues the output runs is walk_grid's first
-  // where the runs' last dim is blocked; where the runs hold it whole, the output's next dim
-  // when it is a grid dim (after the blocked input-run dim, if any). Full tiles' runs of at
-  // least two quad words, so that a tile before the last writes a word of its own at each end.
-  // 1-byte quads whose runs start off words only (H100, session 25, 151 fresh and dtypes
-  // quads: 1 B off words 1.092x, 2 B off words 1.007x, runs on words 0.975x).
+  // Halo rows (params.hpp), along the dim that continues the output runs (continuing_grid).
+  // Full tiles' runs of at least two quad words, so that a tile before the last writes a word
+  // of its own at each end. 1-byte quads whose runs start off words only (H100, session 25,
+  // 151 fresh and dtypes quads: 1 B off words 1.092x, 2 B off words 1.007x, runs on words
+  // 0.975x).
   const int kw = static_cast<int>(4 * es);
-  int k = -1;
-  if (T.blocked[1] >= 0) {
-    k = np->n_grid > 0 && np->grid[0].slot == 1 ? 0 : -1;
-  } else if (c.c + 1 < p.rank && T.t[p.perm[c.c + 1]] == 1) {
-    const int next = p.perm[c.c + 1];
-    k = T.blocked[0] >= 0 ? 1 : 0;
-    if (k >= np->n_grid || np->grid[k].in_step != g.s_in[next] ||
-        np->grid[k].out_step != T.out_run)
-      k = -1;
-    else
-      np->halo_grid = k;
-  }
+  const int k = continuing_grid(g, T, c.c, T.out_run, np->grid, np->n_grid);
   const int64_t halo_smem = 2 * kNarrowHaloRows * np->raw_pitch;
   if (np->quad && es == 1 && T.out_align % kw != 0 && k >= 0 && rd.runs >= kNarrowHaloRows &&
       wr.full >= 2 * kw && np->smem_bytes + halo_smem <= kNarrowMaxSmemBytes) {
     np->halo = 1;
+    np->halo_grid = k;
     np->halo_tiles = static_cast<int64_t>(np->grid[k].count.d);
     np->halo_in_step = np->grid[k].in_step * es;
     np->raw_bytes += kNarrowHaloRows * np->raw_pitch;
     np->smem_bytes += static_cast<int32_t>(halo_smem);
-  } else {
-    np->halo_grid = -1;
   }
 }
 
@@ -255,19 +242,16 @@ void build_narrow2d(const Problem& p, const Choice& c, Narrow2dParams* np) {
     if (np->grid[k].out_step * g.out_esize % 32 != 0) off_sectors = true;
   }
   // Chains (params.hpp): the tile holds the output runs' dim whole and the output's next dim is
-  // a grid dim, walk_grid's first after the blocked input-run dim (if any). Tiles along it
-  // write runs that continue each other: 119-byte runs off words, a thread storing each partial
-  // word at both ends in pieces, took 4x the L2 write requests of whole sectors and ran at 0.46
-  // of a copy ((119, 14161, 119) perm (2, 1, 0), 1 B; 0.69 with chains of sector tiles;
-  // docs/perf/narrow-h100.md, session 25). Plain moves only (narrow2d.cu's kChain).
-  const int g1 = p.perm[1];
-  const int k1 = T.blocked[0] >= 0 ? 1 : 0;
-  if (p.plain() && !c.wide2d && T.blocked[1] < 0 && g1 > 0 && k1 < np->n_grid &&
-      np->grid[k1].out_step == T.t[j] && np->grid[k1].in_step == g.s_in[g1] &&
-      T.t[j] * es >= 4) {
+  // a grid dim (continuing_grid; blocked runs continue along their own dim: run_tiles above).
+  // Tiles along it write runs that continue each other: 119-byte runs off words, a thread
+  // storing each partial word at both ends in pieces, took 4x the L2 write requests of whole
+  // sectors and ran at 0.46 of a copy ((119, 14161, 119) perm (2, 1, 0), 1 B; 0.69 with chains
+  // of sector tiles; docs/perf/narrow-h100.md, session 25). Plain moves only (kChain).
+  const int k1 = continuing_grid(g, T, 0, T.t[j], np->grid, np->n_grid);
+  if (p.plain() && !c.wide2d && T.blocked[1] < 0 && k1 >= 0 && T.t[j] * es >= 4) {
     np->chain_grid = k1;
     np->run_tiles = static_cast<int64_t>(np->grid[k1].count.d);
-    np->chain_delta = (T.t[j] * g.s_in[j] - g.s_in[g1]) * es;
+    np->chain_delta = (T.t[j] * g.s_in[j] - np->grid[k1].in_step) * es;
   }
   // Sector tiles (params.hpp kNarrow2dSectorMinBytes): plain tiles, several along runs that
   // start off sectors, tensors above L2; along blocked runs full tiles only (full input runs,

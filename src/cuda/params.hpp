@@ -176,8 +176,8 @@ struct NarrowPhase {
 struct NarrowParams {
   NarrowPhase rd, wr;
   int32_t quad = 0;        // 1: disjoint runs, written by 4x4 transposes in registers (narrow.cu)
-  // Quads whose output runs continue in the next tile along a grid dim (the runs' blocked dim,
-  // or where the runs hold their last dim whole, the output's next dim: grid[halo_grid]): tiles
+  // Quads whose output runs continue in the next tile along grid[halo_grid] (the runs' blocked
+  // dim, or where the runs hold their last dim whole, the output's next dim): tiles
   // after the first along it load the last kNarrowHaloRows rows of the tile before it
   // (halo_in_step bytes before this tile's base, in raw buffer rows rd.runs and on) into the
   // padding rows before row 0 and write the word across their runs' starts; those before the

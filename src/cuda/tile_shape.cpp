@@ -154,6 +154,16 @@ int walk_grid(const Geometry& g, const Tile& T, const int* slot, GridDim* grid) 
   return n;
 }
 
+int continuing_grid(const Geometry& g, const Tile& T, int c, int64_t out_run,
+                    const GridDim* grid, int n_grid) {
+  const Problem& p = *g.p;
+  if (T.blocked[1] >= 0) return n_grid > 0 && grid[0].slot == 1 ? 0 : -1;
+  if (c + 1 >= p.rank || T.t[p.perm[c + 1]] != 1) return -1;
+  const int next = p.perm[c + 1];
+  const int k = T.blocked[0] >= 0 ? 1 : 0;
+  return k < n_grid && grid[k].in_step == g.s_in[next] && grid[k].out_step == out_run ? k : -1;
+}
+
 Geometry geometry(const Problem& p) {
   Geometry g;
   g.p = &p;

@@ -93,4 +93,12 @@ inline int64_t narrow_data_bytes(int64_t rows, int64_t run_bytes, int64_t pitch,
 // elements. Returns the number of grid dims written to `grid`.
 int walk_grid(const Geometry& g, const Tile& T, const int* slot, GridDim* grid);
 
+// The index in walk_grid's `grid` of the dim along which the next tile continues the tile's
+// output runs (output dims 0..c, out_run elements): the runs' blocked dim (walk_grid's first),
+// or where the runs hold their last dim whole, the output's next dim when it is a grid dim
+// (walk_grid's first after the blocked input-run dim, if any); -1 when neither. Tiles there
+// write runs that continue each other's (narrow.cu's halo rows, narrow2d.cu's chains).
+int continuing_grid(const Geometry& g, const Tile& T, int c, int64_t out_run,
+                    const GridDim* grid, int n_grid);
+
 }  // namespace xpose::detail::cuda_tile
