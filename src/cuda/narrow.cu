@@ -503,9 +503,14 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     for (int o = threadIdx.x; o < p.out_run; o += kNarrowThreads)
       offs[o] = static_cast<uint16_t>(decode_index<int64_t>(p.tab, p.n_tab, o).shared);
   // Tiles in order, by the launch's counter, or round-robin (a null one; tile_order.cuh). The
-  // tile after the next is taken and decoded by thread 0 an iteration ahead (a 64-bit division
+  // tile after the next is taken and decoded by one thread an iteration ahead (a 64-bit division
   // per grid dim: by every thread, it cost ~14 % of the kernel's instructions) and handed over
-  // through shared memory across the iteration's barriers.
+  // through shared memory across the iteration's barriers. In gathered tiles that thread is the
+  // block's last: the phases' loops give their leftover iterations to the first threads, so the
+  // last warp has the least else to do before each barrier (H100, session 26, 1-2 B `dtypes`:
+  // packed, packed-split and fvi-small 1.05-1.06x). Quad tiles keep thread 0: with the last,
+  // they ran 0.88-1.09x (1.00x in all).
+  const bool dealer = threadIdx.x == (W == Write::Quads ? 0 : kNarrowThreads - 1);
   __shared__ TileInfo ahead[2];
   __shared__ int64_t later[2];  // the tiles of ahead[]
   __shared__ TileOrder order;
@@ -516,7 +521,7 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   if (t < p.num_tiles) {
     b = tile_info<ES, W, kHalo>(p, t);
     load_rows<ES, W>(p, in, in_end, b.in * ES, rows, b, raw, kHalo && b.halo);
-    if (threadIdx.x == 0) {
+    if (dealer) {
       order.start(deal, p.num_tiles);
       later[0] = order.after(t);
       if (later[0] < p.num_tiles) ahead[0] = tile_info<ES, W, kHalo>(p, later[0]);
@@ -524,14 +529,17 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   }
   __syncthreads();
   // Iteration k reads raw buffer k & 1; the next tile's loads go to the other buffer, which the
-  // previous iteration finished reading (its barriers), and stay in flight through this one.
+  // previous iteration finished reading (before its second barrier), and stay in flight
+  // through this one. Two barriers a tile: the first also keeps this realignment from
+  // overwriting the rows and column entries that the previous write phase still reads (a third,
+  // after the write phase, bought nothing: 1.00x, session 26).
   for (uint32_t k = 0; t < p.num_tiles; ++k) {
     const int s = k & 1;
     const int64_t next = later[s];
     TileInfo nb;
     if (next < p.num_tiles) {
       nb = ahead[s];
-      if (threadIdx.x == 0) {
+      if (dealer) {
         later[s ^ 1] = order.after(next);
         if (later[s ^ 1] < p.num_tiles) ahead[s ^ 1] = tile_info<ES, W, kHalo>(p, later[s ^ 1]);
       }
@@ -555,7 +563,6 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
     } else {
       write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
     }
-    __syncthreads();
     b = nb;
     t = next;
   }
