@@ -209,7 +209,8 @@ TEST(CudaNarrow, QuadHaloRowsAnyAlignment) {
 // Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or
 // round-robin (as in captured launches): both orders, and every launch on one slot, on shapes of
 // thousands of tiles (the narrow kernel's own tiles: run targets forced where narrow2d.cu would
-// take the shape).
+// take the shape), quad and gathered tiles (which take and decode their tiles in another thread
+// of the block: narrow.cu).
 TEST(CudaNarrow, TilesInOrderOrRoundRobin) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("CudaNarrowTileOrder"));
@@ -217,7 +218,9 @@ TEST(CudaNarrow, TilesInOrderOrRoundRobin) {
   const std::vector<std::pair<Case, const char*>> cases = {
       {{{6007, 4099}, {1, 0}}, quads},
       {{{13, 65, 37, 129}, {3, 1, 0, 2}}, nullptr},
-      {{{5000, 333, 13}, {1, 0, 2}}, quads}};
+      {{{5000, 333, 13}, {1, 0, 2}}, quads},
+      {{{15, 15, 225, 15, 15}, {3, 1, 4, 0, 2}}, "packed-split"},
+      {{{15, 3375, 225}, {0, 2, 1}}, "fvi-small"}};
   DeviceBuffers bufs(size_t{1} << 26);
   struct Restore {
     ~Restore() { xpose::detail::narrow_tile_slots(~0u); }
