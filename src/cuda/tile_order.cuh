@@ -46,7 +46,7 @@ __host__ __device__ constexpr uint64_t deal_tickets(int64_t num_tiles, int64_t g
   return static_cast<uint64_t>(num_tiles - (kFixedRounds - 1) * grid);
 }
 
-// The order of one block's tiles; used by thread 0 of the block only (the kernel keeps it in
+// The order of one block's tiles; used by one thread of the block only (the kernel keeps it in
 // shared memory: in registers, live through the tile loop, it cost the loop registers).
 class TileOrder {
  public:
