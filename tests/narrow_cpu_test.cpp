@@ -213,6 +213,25 @@ TEST(NarrowCpu, ShortRunsAndStagedRowsPlans) {
   }
 }
 
+// 1-byte problems whose input dim 0 is a little longer than the default tile's side: the model
+// puts the tile of 256-byte runs (tuning.hpp narrow_long_tile) far ahead, so the plan keeps dim
+// 0 whole where the default tile cut it in two ((188,13,79,133) perm (3,1,0,2): 94 x 133 ran
+// 2.1-2.5x slower than 188 x 266); the margin keeps the default where the long tile is not
+// predicted well ahead ((15,15,225,15,15) perm (4,3,1,0,2): 15 x 450 ran 0.61x of 120 x 225).
+// Both right against the reference at odd offsets on 1 and 2 threads.
+TEST(NarrowCpu, LongTileWhereThePlannerPutsItWellAhead) {
+  const uint64_t seed = xpose_test::test_seed() + 61;
+  const Case cases[] = {{{188, 13, 79, 133}, {3, 1, 0, 2}, 1, 3, 7, 1},
+                        {{143, 440, 133}, {2, 1, 0}, 1, 0, 13, 2},
+                        {{15, 15, 225, 15, 15}, {4, 3, 1, 0, 2}, 1, 9, 2, 2}};
+  const char* tiles[] = {" ti=188 to=266 ", " ti=143 to=266 ", " ti=120 to=225 "};
+  for (int i = 0; i < 3; ++i) {
+    const std::string d = planned(cases[i]);
+    EXPECT_NE(d.find(tiles[i]), std::string::npos) << d;
+    EXPECT_TRUE(run_checked(cases[i], "", seed + i)) << d;
+  }
+}
+
 // In place, through the tile kernels of each instruction set: squares of odd and even order
 // (partial edge tiles, tiles smaller than a block), misaligned data, batches (T_yxz, T_zyx) and
 // a leading index that folds into 2-byte words; checked against the out-of-place result.

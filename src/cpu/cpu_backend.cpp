@@ -31,12 +31,26 @@ struct Spec {
   int nt = -1;  // -1: by output size (want_nt)
   Isa isa = Isa::kBest;
   bool fit_stage = false;  // the default tile with TI cut to fit the staging buffer (fit_stage())
+  double margin = 1;  // ranked at predicted x margin: taken only where predicted that much faster
 };
 
-// A built candidate: the plan and what the model predicts for it.
+// Candidates at most (candidate_specs): 1-byte tiles take the most, eight.
+constexpr int kMaxSpecs = 10;
+
+// A built candidate: what the model predicts for it, and its plan, which make() gives. A tile
+// candidate keeps its geometry and makes the plan (offset order, spans, prefetch lines) only
+// there: heuristic planning makes the chosen one's alone.
 struct Built {
   BackendPlanPtr plan;
-  double predicted = -1;
+  double predicted = -1;  // < 0: nothing built
+  double ranked = -1;     // predicted x the spec's margin: what candidates are ranked by
+  std::unique_ptr<TileGeometry> tile;
+  ExecSettings x;
+  const char* schema = nullptr;
+  BackendPlanPtr make() {
+    if (!plan) plan = make_tile_plan(schema, *tile, x, predicted);
+    return std::move(plan);
+  }
 };
 
 const char* name_of(Schema s) { return kSchemaNames[static_cast<int>(s)]; }
@@ -87,8 +101,9 @@ bool fit_stage(const Shape& s, const ExecSettings& x, TileRequest req, TileGeome
          g->ti * g->to * static_cast<int64_t>(g->eb) <= stage;
 }
 
-// Builds `spec` for `p`; false with `why` when it does not apply.
-bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::string* why) {
+// Builds `spec` for `p` (ranked as predicted: build() adds the margin); false with `why` when it
+// does not apply.
+bool build_plan(const Problem& p, const Spec& spec, int threads, Built* out, std::string* why) {
   *why = inapplicable(spec.schema, p);
   if (!why->empty()) return false;
   ExecSettings x;
@@ -123,7 +138,15 @@ bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::str
   if (x.nt && !staged_rows_fit(*g)) x.nt = false;
   if (spec.fit_stage && !fit_stage(s, x, req, g.get(), why)) return false;
   out->predicted = predict_tile(*g, s.volume, x, p.elem_size);
-  out->plan = make_tile_plan(name_of(spec.schema), *g, x, out->predicted);
+  out->tile = std::move(g);
+  out->x = x;
+  out->schema = name_of(spec.schema);
+  return true;
+}
+
+bool build(const Problem& p, const Spec& spec, int threads, Built* out, std::string* why) {
+  if (!build_plan(p, spec, threads, out, why)) return false;
+  out->ranked = out->predicted * spec.margin;
   return true;
 }
 
@@ -159,16 +182,29 @@ int candidate_specs(const Problem& p, Spec* specs) {
     if (eb <= 2) {
       specs[n].schema = Schema::kBlocked;
       specs[n++].fit_stage = true;
-      const TileShape def = kTuning.tile_by_size[std::countr_zero(eb)];
-      const int64_t area = int64_t{def.ti} * def.to, cap = Tuning::kMaxTileSide / 2;
-      const int64_t e0 = p.extent[0], ek = p.extent[p.perm[0]];
-      if (e0 < def.ti) {
+      const auto short_dims = [&](TileShape t, double margin) {
+        const int64_t area = int64_t{t.ti} * t.to, cap = Tuning::kMaxTileSide / 2;
+        const int64_t e0 = p.extent[0], ek = p.extent[p.perm[0]];
+        if (e0 < t.ti) {
+          specs[n].schema = Schema::kBlocked;
+          specs[n].margin = margin;
+          specs[n++].tile = {static_cast<int>(e0), static_cast<int>(std::min(cap, area / e0))};
+        }
+        if (ek < t.to) {
+          specs[n].schema = Schema::kBlocked;
+          specs[n].margin = margin;
+          specs[n++].tile = {static_cast<int>(std::min(cap, area / ek)), static_cast<int>(ek)};
+        }
+      };
+      short_dims(kTuning.tile_by_size[std::countr_zero(eb)], 1);
+      // 1-byte elements: the same candidates for tiles of 256-byte input runs, taken only where
+      // the model puts them well ahead (tuning.hpp narrow_long_tile).
+      if (eb == 1) {
+        const TileShape t = kTuning.narrow_long_tile;
         specs[n].schema = Schema::kBlocked;
-        specs[n++].tile = {static_cast<int>(e0), static_cast<int>(std::min(cap, area / e0))};
-      }
-      if (ek < def.to) {
-        specs[n].schema = Schema::kBlocked;
-        specs[n++].tile = {static_cast<int>(std::min(cap, area / ek)), static_cast<int>(ek)};
+        specs[n].tile = {t.ti, t.to};
+        specs[n++].margin = kTuning.narrow_long_tile_margin;
+        short_dims(t, kTuning.narrow_long_tile_margin);
       }
     }
     if (std::has_single_bit(eb) && eb <= 16) {
@@ -264,20 +300,21 @@ struct Considered {
 // Returns the index of the pick.
 int consider(const Problem& p, const xpose_options_t& o, bool measure_all,
              std::vector<Considered>* all) {
-  Spec specs[8];
+  Spec specs[kMaxSpecs];
   const int n = candidate_specs(p, specs);
   const int threads = resolve_threads(o.num_threads);
   std::string why;
   for (int i = 0; i < n; ++i) {
     Considered c;
     if (!build(p, specs[i], threads, &c.built, &why)) continue;
+    c.built.plan = c.built.make();
     c.info.description = c.built.plan->describe();
     c.info.predicted_seconds = c.built.predicted;
     c.info.model = "bandwidth (CPU)";
     all->push_back(std::move(c));
   }
   std::stable_sort(all->begin(), all->end(), [](const Considered& a, const Considered& b) {
-    return a.built.predicted < b.built.predicted;
+    return a.built.ranked < b.built.ranked;
   });
   int pick = 0;
   const bool measure = o.planning == XPOSE_PLAN_MEASURE && all->size() > 1;
@@ -309,22 +346,23 @@ xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
     if (!build(p, spec, resolve_threads(options.num_threads), &b, &why))
       return fail(XPOSE_ERROR_INVALID_ARGUMENT,
                   "schema '" + schema + "' does not apply: " + why);
-    *plan = std::move(b.plan);
+    *plan = b.make();
     return XPOSE_SUCCESS;
   }
   if (options.planning == XPOSE_PLAN_HEURISTIC) {
-    Spec specs[8];
+    Spec specs[kMaxSpecs];
     const int n = candidate_specs(p, specs);
     const int threads = resolve_threads(options.num_threads);
     Built best;
     std::string why;
     for (int i = 0; i < n; ++i) {
       Built b;
-      if (build(p, specs[i], threads, &b, &why) && (!best.plan || b.predicted < best.predicted))
+      if (build(p, specs[i], threads, &b, &why) && (best.ranked < 0 || b.ranked < best.ranked))
         best = std::move(b);
     }
-    if (!best.plan) return fail(XPOSE_ERROR_INTERNAL, "no CPU schema applies to " + p.to_string());
-    *plan = std::move(best.plan);
+    if (best.ranked < 0)
+      return fail(XPOSE_ERROR_INTERNAL, "no CPU schema applies to " + p.to_string());
+    *plan = best.make();
     return XPOSE_SUCCESS;
   }
   std::vector<Considered> all;

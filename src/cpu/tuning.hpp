@@ -31,6 +31,17 @@ struct Tuning {
   // continue each other ((19,6,12,86,7,33) perm (5,2,4,3,1,0): 264 B rows, 0.52 of memcpy with
   // 256 x 32, 0.88 with 64 x 64).
   TileShape square_by_size[5] = {{128, 128}, {128, 128}, {128, 64}, {64, 64}, {32, 32}};
+  // Further `blocked` candidates for 1-byte elements: the tile of 256-byte input runs and the
+  // short-dim tiles of its area (32 KiB, the staging buffer; cpu_backend.cpp), ranked at their
+  // prediction x narrow_long_tile_margin, so taken only where the model puts them that far
+  // ahead. There the larger tile keeps dims whole that the default cuts: (188,13,79,133) perm
+  // (3,1,0,2), 94 x 133 (input dim 0 in two) -> 188 x 266, predicted 8.4 -> 3.3 ms. On the
+  // 16-core device host, the 28 plans they changed among 720 random 1-byte problems and the
+  // build VM's picks ran 1.45x faster by geomean (0.73-3.02x with 16 threads, 0.90-2.69x with
+  // one). As the default 1-byte tile, 256 x 128 ran 0.61-2.46x on the 2-core VM where the
+  // model put it within 10 % of 128 x 128 (session 27, docs/perf/cpu-16core.md).
+  TileShape narrow_long_tile = {256, 128};
+  double narrow_long_tile_margin = 1.2;
   // Super-elements (the leading run of a `super` plan, any byte size other than 1..16 B):
   // square tiles of about super_tile_bytes, at least super_min_side elements a side. 568 B
   // elements (cuTT r4, extents 71 71 5041 perm 0 2 1) ran at 0.44 of memcpy with 2x2 tiles, 0.63
