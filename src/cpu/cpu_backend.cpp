@@ -37,19 +37,19 @@ struct Spec {
 // Candidates at most (candidate_specs): 1-byte tiles take the most, eight.
 constexpr int kMaxSpecs = 10;
 
-// A built candidate: what the model predicts for it, and its plan, which make() gives. A tile
+// A built candidate: what the model predicts for it, and its plan, which made() gives. A tile
 // candidate keeps its geometry and makes the plan (offset order, spans, prefetch lines) only
 // there: heuristic planning makes the chosen one's alone.
 struct Built {
   BackendPlanPtr plan;
-  double predicted = -1;  // < 0: nothing built
-  double ranked = -1;     // predicted x the spec's margin: what candidates are ranked by
+  double predicted = -1;
+  double ranked = -1;  // predicted x the spec's margin, what candidates rank by; < 0: none built
   std::unique_ptr<TileGeometry> tile;
   ExecSettings x;
   const char* schema = nullptr;
-  BackendPlanPtr make() {
+  BackendPlanPtr& made() {
     if (!plan) plan = make_tile_plan(schema, *tile, x, predicted);
-    return std::move(plan);
+    return plan;
   }
 };
 
@@ -307,8 +307,7 @@ int consider(const Problem& p, const xpose_options_t& o, bool measure_all,
   for (int i = 0; i < n; ++i) {
     Considered c;
     if (!build(p, specs[i], threads, &c.built, &why)) continue;
-    c.built.plan = c.built.make();
-    c.info.description = c.built.plan->describe();
+    c.info.description = c.built.made()->describe();
     c.info.predicted_seconds = c.built.predicted;
     c.info.model = "bandwidth (CPU)";
     all->push_back(std::move(c));
@@ -346,7 +345,7 @@ xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
     if (!build(p, spec, resolve_threads(options.num_threads), &b, &why))
       return fail(XPOSE_ERROR_INVALID_ARGUMENT,
                   "schema '" + schema + "' does not apply: " + why);
-    *plan = b.make();
+    *plan = std::move(b.made());
     return XPOSE_SUCCESS;
   }
   if (options.planning == XPOSE_PLAN_HEURISTIC) {
@@ -362,7 +361,7 @@ xpose_status_t cpu_make_plan(const Problem& p, const xpose_options_t& options,
     }
     if (best.ranked < 0)
       return fail(XPOSE_ERROR_INTERNAL, "no CPU schema applies to " + p.to_string());
-    *plan = best.make();
+    *plan = std::move(best.made());
     return XPOSE_SUCCESS;
   }
   std::vector<Considered> all;
