@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 
 #include "reference.hpp"
 #include "xpose/xpose.h"
@@ -349,18 +350,40 @@ TEST(RegressionModel, MalformedFilesAreRejected) {
   // A set whose only file is rejected has no regression: the analytic model predicts, and
   // status() says why.
   ModelSet set;
+  const std::string h100 = "NVIDIA H100 80GB HBM3", h200 = "NVIDIA H200";
   set.add("test placeholder", "# xpose model\nplaceholder\n");
-  EXPECT_EQ(set.find(90), nullptr);
-  const std::string none = set.status(90, 1e8);
+  EXPECT_EQ(set.find(90, h100), nullptr);
+  const std::string none = set.status(90, h100, 1e8);
   EXPECT_EQ(none.rfind("analytic", 0), 0u) << none;
   EXPECT_NE(none.find("test placeholder rejected"), std::string::npos) << none;
   set.add("first", good);
   set.add("second", replaced("commit abc1234", "commit def5678"));
-  ASSERT_NE(set.find(90), nullptr);
-  EXPECT_EQ(set.find(90)->commit, "def5678");  // a later file replaces one of the same arch
-  EXPECT_EQ(set.find(80), nullptr);
-  EXPECT_EQ(set.status(90, 1e8).rfind("regression sm_90 (second", 0), 0u) << set.status(90, 1e8);
-  EXPECT_EQ(set.status(90, 1e3).rfind("analytic (the tensor is outside", 0), 0u);
+  ASSERT_NE(set.find(90, h100), nullptr);
+  EXPECT_EQ(set.find(90, h100)->commit, "def5678");  // a later file of the same arch and device
+  EXPECT_EQ(set.find(80, h100), nullptr);
+  EXPECT_EQ(set.status(90, h100, 1e8).rfind("regression sm_90 (second, " + h100, 0), 0u)
+      << set.status(90, h100, 1e8);
+  EXPECT_EQ(set.status(90, h100, 1e3).rfind("analytic (the tensor is outside", 0), 0u);
+  // A device's own model (not general): its device takes it, every other device of the
+  // architecture the general one; a general model of another device does not replace it.
+  const auto on = [&](std::string text, const std::string& device) {
+    return text.replace(text.find("device " + h100), 7 + h100.size(), "device " + device);
+  };
+  set.add("h200", on(replaced("commit abc1234", "commit 2002002"), h200), false);
+  EXPECT_EQ(set.find(90, h200)->commit, "2002002");
+  EXPECT_EQ(set.find(90, h100)->commit, "def5678");
+  EXPECT_EQ(set.find(90, "NVIDIA H100 PCIe")->commit, "def5678");
+  EXPECT_EQ(set.status(90, h200, 1e8).rfind("regression sm_90 (h200, " + h200, 0), 0u)
+      << set.status(90, h200, 1e8);
+  // Only device models: a device without one has none.
+  ModelSet own;
+  own.add("h200 only", on(good, h200), false);
+  EXPECT_NE(own.find(90, h200), nullptr);
+  EXPECT_EQ(own.find(90, h100), nullptr);
+  // XPOSE_MODEL_FILE's way: one model replaces every model of its architecture, for every device.
+  set.add("override", replaced("commit abc1234", "commit 0000777"), true, true);
+  EXPECT_EQ(set.find(90, h200)->commit, "0000777");
+  EXPECT_EQ(set.find(90, h100)->commit, "0000777");
 }
 
 // Features of random problems on a fake H100: finite base features, the analytic model's
@@ -412,7 +435,8 @@ TEST(RegressionModel, TheBlendRanksTheQuadraticsBest) {
 // ranked by the analytic model.
 TEST(RegressionModel, EmbeddedModelCoversItsSizesOnly) {
   const DeviceInfo dev = xpose_test::fake_h100();
-  ASSERT_NE(process_models().find(dev.arch), nullptr) << process_models().status(dev.arch, 1e8);
+  ASSERT_NE(process_models().find(dev.arch, dev.name), nullptr)
+      << process_models().status(dev.arch, dev.name, 1e8);
   for (const Choice& c : candidates(problem({512, 256, 128}, {2, 0, 1}, 8), dev))
     EXPECT_NE(c.model, nullptr);
   for (const Choice& c : candidates(problem({8, 8, 8}, {2, 0, 1}, 8), dev))

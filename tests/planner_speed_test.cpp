@@ -238,7 +238,7 @@ TEST(CudaPlanSpeed, CorpusViewsHoldTheRankingsFirst) {
               by_narrow_trees, path && *path ? ", views written to " : "",
               path && *path ? path : "");
   // The embedded model's narrow trees, where it has them, ranked some 1- and 2-byte views.
-  const Regression* model = process_models().find(dev.arch);
+  const Regression* model = process_models().find(dev.arch, dev.name);
   if (model && model->ranks_narrow()) EXPECT_GT(by_narrow_trees, 0);
 }
 

@@ -19,6 +19,7 @@
 #include "core/problem.hpp"
 #include "cuda/model.hpp"
 #include "cuda/probe.hpp"
+#include "cuda/runtime.hpp"
 #include "dataset.hpp"
 #include "gpu.hpp"
 #include "suites.hpp"
@@ -381,10 +382,10 @@ int finish(const Config& cfg, const std::vector<ProblemInfo>& problems, bool com
   return 0;
 }
 
-// --narrow-only: the library's model of `arch` (its quadratics and trees kept), to which the
-// narrow trees are fitted; throws where there is none.
-const Regression& library_model(int arch) {
-  const Regression* r = xpose::detail::process_models().find(arch);
+// --narrow-only: the library's model of `arch` and `device` (its quadratics and trees kept), to
+// which the narrow trees are fitted; throws where there is none.
+const Regression& library_model(int arch, const std::string& device) {
+  const Regression* r = xpose::detail::process_models().find(arch, device);
   if (!r)
     throw ToolError("calibrate --narrow-only: the library has no model for sm_" +
                     std::to_string(arch) + " to keep (calibrate without --narrow-only)");
@@ -405,16 +406,17 @@ int fit_command(const ParsedArgs& args) {
   read_samples(*args.get("--fit"), &problems, &samples);
   std::printf("calibrate --fit: %zu problems, %zu candidates from %s\n", problems.size(),
               samples.size(), args.get("--fit")->c_str());
-  Regression r = cfg.narrow_only ? library_model(arch) : Regression{};
+  const std::string device = args.get("--device") ? *args.get("--device") : "unknown";
+  Regression r = cfg.narrow_only ? library_model(arch, device) : Regression{};
   r.arch = a;
-  r.device = args.get("--device") ? *args.get("--device") : "unknown";
+  r.device = device;
   r.commit = cfg.commit;
   r.date = today_utc();
   bool complete = !cfg.narrow_only && fit_samples(problems, cfg.fit, &samples, &r);
   const bool narrow = fit_narrow(problems, cfg.fit, &samples, &r);
   if (cfg.narrow_only) complete = narrow;
   return finish(cfg, problems, complete, narrow, samples,
-                xpose::detail::process_models().find(arch), &r);
+                xpose::detail::process_models().find(arch, device), &r);
 }
 
 }  // namespace
@@ -442,9 +444,12 @@ int calibrate_command(const std::vector<std::string>& argv) {
   const Config cfg = parse_config(args, arch);
   int device = 0;
   check_status(xpose::detail::cuda_resolve_device(-1, &device), "calibrate: device");
+  const xpose::detail::DeviceInfo* info = xpose::detail::device_info(device, &why);
+  if (!info) throw ToolError("calibrate: device: " + why);
+  const std::string device_name = info->name;  // what the model file's `device` line holds
   const int64_t min_bytes = std::min<int64_t>(int64_t{16} << 20, cfg.max_bytes / 8);
-  const Regression* shipped = xpose::detail::process_models().find(arch);
-  if (cfg.narrow_only) library_model(arch);  // throws without one
+  const Regression* shipped = xpose::detail::process_models().find(arch, device_name);
+  if (cfg.narrow_only) library_model(arch, device_name);  // throws without one
   std::vector<CalibrationCase> cases;
   if (!cfg.narrow_only) cases = calibration_cases(min_bytes, cfg.max_bytes);
   if (cases.size() > cfg.limit) cases.resize(cfg.limit);
@@ -475,8 +480,7 @@ int calibrate_command(const std::vector<std::string>& argv) {
   const std::vector<ProblemInfo> problems = problem_infos(cases);
   bool complete = false;
   if (cfg.narrow_only) {  // the library's model, with new narrow trees
-    const std::string device_name = r.device;
-    r = library_model(arch);
+    r = library_model(arch, device_name);
     r.device = device_name;
     r.commit = cfg.commit;
     r.date = today_utc();

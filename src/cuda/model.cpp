@@ -521,7 +521,8 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
   return true;
 }
 
-void ModelSet::add(const std::string& source, const std::string& text) {
+void ModelSet::add(const std::string& source, const std::string& text, bool general,
+                   bool override_arch) {
   Regression r;
   std::string why;
   if (!parse_regression(text, &r, &why)) {
@@ -530,29 +531,40 @@ void ModelSet::add(const std::string& source, const std::string& text) {
   }
   const int arch = arch_number(r.arch);
   models_.erase(std::remove_if(models_.begin(), models_.end(),
-                               [&](const Entry& e) { return e.arch == arch; }),
+                               [&](const Entry& e) {
+                                 return e.arch == arch &&
+                                        (override_arch || e.model.device == r.device);
+                               }),
                 models_.end());
-  models_.push_back({arch, source, std::move(r)});
+  models_.push_back({arch, general || override_arch, source, std::move(r)});
 }
 
 void ModelSet::note(std::string text) { notes_.push_back(std::move(text)); }
 
-const Regression* ModelSet::find(int arch) const {
-  for (const Entry& e : models_)
-    if (e.arch == arch) return &e.model;
-  return nullptr;
-}
-
-std::string ModelSet::status(int arch, double bytes) const {
+const ModelSet::Entry* ModelSet::entry(int arch, const std::string& device) const {
+  const Entry* general = nullptr;
   for (const Entry& e : models_) {
     if (e.arch != arch) continue;
-    const std::string about = " (" + e.source + ", commit " + e.model.commit + ", " +
-                              e.model.date + ")";
-    if (e.model.covers(bytes)) return e.model.name() + about;
+    if (e.model.device == device) return &e;
+    if (e.general && !general) general = &e;
+  }
+  return general;
+}
+
+const Regression* ModelSet::find(int arch, const std::string& device) const {
+  const Entry* e = entry(arch, device);
+  return e ? &e->model : nullptr;
+}
+
+std::string ModelSet::status(int arch, const std::string& device, double bytes) const {
+  if (const Entry* e = entry(arch, device)) {
+    const std::string about = " (" + e->source + ", " + e->model.device + ", commit " +
+                              e->model.commit + ", " + e->model.date + ")";
+    if (e->model.covers(bytes)) return e->model.name() + about;
     char range[96];
-    std::snprintf(range, sizeof range, "%.0f to %.0f bytes", e.model.min_bytes,
-                  e.model.max_bytes);
-    return "analytic (the tensor is outside the sizes " + e.model.name() + about +
+    std::snprintf(range, sizeof range, "%.0f to %.0f bytes", e->model.min_bytes,
+                  e->model.max_bytes);
+    return "analytic (the tensor is outside the sizes " + e->model.name() + about +
            " was calibrated on, " + range + ")";
   }
   std::string s = arch > 0 ? "analytic (no model for sm_" + std::to_string(arch)
@@ -560,6 +572,10 @@ std::string ModelSet::status(int arch, double bytes) const {
   for (const std::string& n : notes_) s += "; " + n;
   return s + ")";
 }
+
+// An embedded file named sm_XY.txt is its architecture's general model; sm_XY-<name>.txt is
+// its device's only.
+static bool general_file(const std::string& name) { return name.find('-') == std::string::npos; }
 
 const ModelSet& process_models() {
   static const ModelSet set = [] {
@@ -571,13 +587,13 @@ const ModelSet& process_models() {
       return m;
     }
     for (const EmbeddedModel* e = kEmbeddedModels; e->name; ++e)
-      m.add(std::string("embedded ") + e->name, e->text);
+      m.add(std::string("embedded ") + e->name, e->text, general_file(e->name));
     if (!path.empty()) {
       std::ifstream in(path);
       std::stringstream text;
       text << in.rdbuf();
       if (in.is_open())
-        m.add("XPOSE_MODEL_FILE=" + path, text.str());
+        m.add("XPOSE_MODEL_FILE=" + path, text.str(), true, true);
       else
         m.note("XPOSE_MODEL_FILE=" + path + ": cannot read it");
     }

@@ -194,31 +194,44 @@ std::vector<size_t> regression_order(const std::vector<double>& quad,
 std::string format_regression(const Regression& r);
 bool parse_regression(const std::string& text, Regression* out, std::string* why);
 
-// The models of a process; a later model of an architecture replaces an earlier one, and a
-// rejected text is noted (status() says why), not fatal.
+// The models of a process, each for an architecture and the device it was calibrated on
+// (Regression::device, the CUDA device name): GPUs of one architecture differ in memory
+// bandwidth (H100 3.35 TB/s, H200 4.8 TB/s), and so in which plan is fastest. A device takes the
+// model of its own name, else its architecture's general one: an embedded file named sm_XY.txt
+// or XPOSE_MODEL_FILE's. A later embedded model of the same architecture and device replaces an
+// earlier one; XPOSE_MODEL_FILE's replaces every model of its architecture. A rejected text is
+// noted (status() says why), not fatal.
 class ModelSet {
  public:
-  // Parses `text`; `source` names it in status() ("embedded sm_90.txt").
-  void add(const std::string& source, const std::string& text);
+  // Parses `text`; `source` names it in status() ("embedded sm_90.txt"). `general`: the model
+  // of devices of its architecture that have none of their own; `override_arch`: it replaces
+  // every model of its architecture (and is general).
+  void add(const std::string& source, const std::string& text, bool general = true,
+           bool override_arch = false);
   void note(std::string text);
-  // The model for architecture `arch` (10 x major + minor), or null.
-  const Regression* find(int arch) const;
-  // Which model predicts a tensor of `bytes` on `arch`, and why: "regression sm_90 (embedded
-  // sm_90.txt, commit .., date ..)" or "analytic (no model for sm_80; ...)".
-  std::string status(int arch, double bytes) const;
+  // The model for device `device` (its CUDA name) of architecture `arch` (10 x major + minor),
+  // or null.
+  const Regression* find(int arch, const std::string& device) const;
+  // Which model predicts a tensor of `bytes` on that device, and why: "regression sm_90
+  // (embedded sm_90.txt, NVIDIA H100 80GB HBM3, commit .., date ..)" or "analytic (no model
+  // for sm_80; ...)".
+  std::string status(int arch, const std::string& device, double bytes) const;
 
  private:
   struct Entry {
     int arch;
+    bool general;
     std::string source;
     Regression model;
   };
+  const Entry* entry(int arch, const std::string& device) const;
   std::vector<Entry> models_;
   std::vector<std::string> notes_;
 };
 
-// The process's models: the files embedded at build time (src/cuda/models/sm_XY.txt), then
-// XPOSE_MODEL_FILE (a path) when set; XPOSE_MODEL_FILE=none leaves only the analytic model.
+// The process's models: the files embedded at build time (src/cuda/models/sm_XY.txt, general,
+// and sm_XY-<device>.txt, for their device only), then XPOSE_MODEL_FILE (a path) when set;
+// XPOSE_MODEL_FILE=none leaves only the analytic model.
 const ModelSet& process_models();
 
 // Ranks candidates by `r` (which covers their tensor's size): every prediction replaced by the

@@ -280,7 +280,7 @@ const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool us
   // The regression was fitted on the classic tile kernel and plain problems: narrow tiles and
   // non-plain problems rank by the analytic model.
   const Regression* model = use_regression && p.elem_size > 2 && p.plain()
-                                ? process_models().find(dev.arch)
+                                ? process_models().find(dev.arch, dev.name)
                                 : nullptr;
   return model && model->covers(static_cast<double>(p.bytes())) ? model : nullptr;
 }
@@ -289,7 +289,7 @@ const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool us
 // 1- or 2-byte elements) on `dev`, when asked for and fitted on tensors of p's size; else null.
 const Regression* narrow_model(const Problem& p, const DeviceInfo& dev, bool use_regression) {
   if (!use_regression || p.elem_size > 2 || !p.plain()) return nullptr;
-  const Regression* model = process_models().find(dev.arch);
+  const Regression* model = process_models().find(dev.arch, dev.name);
   return model && model->covers_narrow(static_cast<double>(p.bytes())) ? model : nullptr;
 }
 
