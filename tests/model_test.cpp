@@ -443,6 +443,23 @@ TEST(RegressionModel, EmbeddedModelCoversItsSizesOnly) {
     EXPECT_EQ(c.model, nullptr);
 }
 
+// The H100 and the H200 (one architecture, 3.35 and 4.8 TB/s) each take the model calibrated on
+// them; any other sm_90 device, and the fake H100 of these tests, the general sm_90.txt (the
+// H100's).
+TEST(RegressionModel, EmbeddedModelsByDevice) {
+  if (std::getenv("XPOSE_MODEL_FILE")) GTEST_SKIP() << "XPOSE_MODEL_FILE replaces them";
+  const ModelSet& set = process_models();
+  const Regression* h100 = set.find(90, "NVIDIA H100 80GB HBM3");
+  const Regression* h200 = set.find(90, "NVIDIA H200");
+  ASSERT_NE(h100, nullptr) << set.status(90, "NVIDIA H100 80GB HBM3", 1e8);
+  ASSERT_NE(h200, nullptr) << set.status(90, "NVIDIA H200", 1e8);
+  EXPECT_EQ(h100->device, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(h200->device, "NVIDIA H200");
+  EXPECT_EQ(set.find(90, xpose_test::fake_h100().name), h100);
+  EXPECT_EQ(set.find(90, "NVIDIA H100 PCIe"), h100);
+  EXPECT_NE(set.status(90, "NVIDIA H200", 1e8).find("embedded sm_90-h200.txt"), std::string::npos);
+}
+
 // With a model for the device's architecture the regression predicts, within the sizes it was
 // calibrated on and never below twice the peak-bandwidth time; elsewhere the analytic model does.
 TEST(RegressionModel, RegressionReplacesAnalyticPredictions) {
