@@ -197,9 +197,10 @@ class CudaPlan final : public BackendPlan {
     const DeviceInfo* dev = device_info(device_, nullptr);
     const double bytes = static_cast<double>(q0.bytes());
     // Narrow tiles (and plans without a model file) are ranked by the analytic model.
-    const std::string by = views_[0].choice.model
-                               ? process_models().status(dev ? dev->arch : 0, dev ? dev->name : "", bytes)
-                               : std::string("the analytic model");
+    const std::string by =
+        views_[0].choice.model
+            ? process_models().status(dev ? dev->arch : 0, dev ? dev->name : "", bytes)
+            : std::string("the analytic model");
     s += "predicted " + std::to_string(views_[0].choice.predicted * 1e6) + " us on device " +
          std::to_string(device_) + " by " + by + "\n";
     for (int i = 0; i < n_views_; ++i) {
