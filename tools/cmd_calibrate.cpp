@@ -11,6 +11,7 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <random>
 
 #include "args.hpp"
 #include "calibrate_fit.hpp"
@@ -33,7 +34,7 @@ using xpose::detail::Regression;
 const char* kHelp =
     "usage: xpose calibrate [--out FILE] [--csv FILE] [--limit N] [--max-bytes B]\n"
     "                       [--seconds S] [--reps N] [--candidates N] [--refine N]\n"
-    "                       [--eval SUITES] [--eval-limit N] [--commit TEXT]\n"
+    "                       [--eval SUITES] [--eval-limit N] [--seed S] [--commit TEXT]\n"
     "                       [--trees N] [--depth D] [--narrow N] [--narrow-only]\n"
     "       xpose calibrate --fit CSV --arch sm_XY [--device NAME] [--out FILE] [--csv FILE]\n"
     "                       [--commit TEXT] [--trees N] [--depth D] [--narrow-only]\n"
@@ -68,11 +69,12 @@ const char* kHelp =
     "                    even spread over the rest (default 8)\n"
     "  --refine N        after the first fit, time up to N more per problem: the fitted\n"
     "                    model's best among those not timed yet (default 2; 0: none)\n"
-    "  --eval SUITES     bench suites whose cases (8-byte elements) are timed with every\n"
-    "                    candidate for the plan-choice report, never fitted (comma-separated;\n"
-    "                    default ttlg6d-15,ttlg6d-16,ttlg6d-17,cutt-random,cutt-rank8,\n"
-    "                    cutt-rank12,square; none: no such report)\n"
+    "  --eval SUITES     bench suites whose cases (8-byte elements where a case names none) are\n"
+    "                    timed with every candidate for the plan-choice report, never fitted\n"
+    "                    (comma-separated; default fresh,ttlg6d-15,ttlg6d-16,ttlg6d-17,\n"
+    "                    cutt-random,cutt-rank8,cutt-rank12,square; none: no such report)\n"
     "  --eval-limit N    cases per suite, spread evenly (default 16)\n"
+    "  --seed S          the fresh suites' seed (default: a new one, printed as 'fresh: seed S')\n"
     "  --narrow N        random problems of 1- and 2-byte elements, 30-500 MB, with the dataset's\n"
     "                    shapes of ranks 3-6 in 1 and 2 bytes after them (default 3000; 0: none)\n"
     "  --narrow-only     time only those and fit only the narrow trees; the rest of the model\n"
@@ -88,9 +90,11 @@ struct Config {
   int reps = 5;
   size_t candidates = 8;
   size_t refine = 2;
-  std::vector<std::string> eval = {"ttlg6d-15",   "ttlg6d-16",   "ttlg6d-17", "cutt-random",
-                                   "cutt-rank8", "cutt-rank12", "square"};
+  // `fresh` first: problems drawn at run time, which no model was fitted on.
+  std::vector<std::string> eval = {"fresh",      "ttlg6d-15",   "ttlg6d-16", "ttlg6d-17",
+                                   "cutt-random", "cutt-rank8", "cutt-rank12", "square"};
   size_t eval_limit = 16;
+  uint64_t seed = 0;  // the fresh suites' (parse_config draws one where --seed is not given)
   size_t narrow = 3000;
   bool narrow_only = false;
   xpose::detail::TreeFit fit;
@@ -153,6 +157,15 @@ Config parse_config(const ParsedArgs& args, int arch) {
   }
   if (const std::string* v = args.get("--eval-limit"))
     c.eval_limit = static_cast<size_t>(parse_int("--eval-limit", *v, 1, 1 << 20));
+  const bool fresh = std::any_of(c.eval.begin(), c.eval.end(),
+                                 [](const std::string& n) { return n.rfind("fresh", 0) == 0; });
+  const std::string* seed = args.get("--seed");
+  if (seed && !fresh) throw UsageError("--seed: only the fresh suites are drawn from a seed");
+  if (fresh && !args.get("--fit") && !args.has("--narrow-only")) {
+    c.seed = seed ? static_cast<uint64_t>(parse_int("--seed", *seed, 0, INT64_MAX))
+                  : std::random_device{}();
+    std::printf("fresh: seed %llu\n", static_cast<unsigned long long>(c.seed));
+  }
   if (const std::string* v = args.get("--narrow"))
     c.narrow = static_cast<size_t>(parse_int("--narrow", *v, 0, 1 << 20));
   c.narrow_only = args.has("--narrow-only");
@@ -425,7 +438,7 @@ int calibrate_command(const std::vector<std::string>& argv) {
   const ParsedArgs args = parse_args(
       "calibrate", argv,
       {"--out", "--csv", "--limit", "--max-bytes", "--seconds", "--reps", "--candidates",
-       "--refine", "--eval", "--eval-limit", "--commit", "--trees", "--depth", "--fit", "--arch",
+       "--refine", "--eval", "--eval-limit", "--seed", "--commit", "--trees", "--depth", "--fit", "--arch",
        "--device", "--narrow"},
       {"--narrow-only"});
   if (args.has("--help")) {
@@ -457,7 +470,7 @@ int calibrate_command(const std::vector<std::string>& argv) {
     cases.push_back(std::move(cc));
   const size_t dataset = cases.size();
   for (const std::string& suite : cfg.narrow_only ? std::vector<std::string>{} : cfg.eval)
-    for (const Case& c : spread(load_suite(suite), cfg.eval_limit)) {
+    for (const Case& c : spread(load_suite(suite, cfg.seed), cfg.eval_limit)) {
       CalibrationCase cc;
       cc.c = c;
       cc.elem = c.elem_or(cc.elem);
