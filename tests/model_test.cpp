@@ -380,6 +380,8 @@ TEST(RegressionModel, MalformedFilesAreRejected) {
   own.add("h200 only", on(good, h200), false);
   EXPECT_NE(own.find(90, h200), nullptr);
   EXPECT_EQ(own.find(90, h100), nullptr);
+  EXPECT_EQ(own.status(90, h100, 1e8).rfind("analytic (no sm_90 model for " + h100, 0), 0u)
+      << own.status(90, h100, 1e8);
   // XPOSE_MODEL_FILE's way: one model replaces every model of its architecture, for every device.
   set.add("override", replaced("commit abc1234", "commit 0000777"), true, true);
   EXPECT_EQ(set.find(90, h200)->commit, "0000777");

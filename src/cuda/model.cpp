@@ -567,8 +567,11 @@ std::string ModelSet::status(int arch, const std::string& device, double bytes) 
     return "analytic (the tensor is outside the sizes " + e->model.name() + about +
            " was calibrated on, " + range + ")";
   }
-  std::string s = arch > 0 ? "analytic (no model for sm_" + std::to_string(arch)
-                           : std::string("analytic (the device's architecture is unknown");
+  const bool others = std::any_of(models_.begin(), models_.end(),
+                                  [&](const Entry& e) { return e.arch == arch; });
+  std::string s = arch <= 0 ? std::string("analytic (the device's architecture is unknown")
+                  : others  ? "analytic (no sm_" + std::to_string(arch) + " model for " + device
+                            : "analytic (no model for sm_" + std::to_string(arch);
   for (const std::string& n : notes_) s += "; " + n;
   return s + ")";
 }
