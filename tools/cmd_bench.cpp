@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <random>
 #include <set>
 #include <string>
 
@@ -278,17 +277,7 @@ Suites load_groups(const ParsedArgs& args, std::string* note) {
   const size_t limit =
       limit_arg ? static_cast<size_t>(parse_int("--limit", *limit_arg, 1, 1 << 30)) : SIZE_MAX;
   const auto& names = args.positional;
-  const bool fresh = std::any_of(names.begin(), names.end(),
-                                 [](const std::string& n) { return n.rfind("fresh", 0) == 0; });
-  const std::string* seed_arg = args.get("--seed");
-  if (seed_arg && !fresh) throw UsageError("--seed: only the fresh suites are drawn from a seed");
-  uint64_t seed = 0;
-  if (fresh) {
-    seed = seed_arg ? static_cast<uint64_t>(parse_int("--seed", *seed_arg, 0, INT64_MAX))
-                    : std::random_device{}();
-    *note = "fresh: seed " + std::to_string(seed);
-    std::fprintf(stderr, "%s\n", note->c_str());
-  }
+  const uint64_t seed = fresh_seed(names, args.get("--seed"), stderr, note);
   Suites groups;
   for (const std::string& suite : names)
     for (auto& g : group(load_suite(suite, seed), limit)) groups.push_back(std::move(g));

@@ -11,7 +11,6 @@
 #include <ctime>
 #include <fstream>
 #include <map>
-#include <random>
 
 #include "args.hpp"
 #include "calibrate_fit.hpp"
@@ -157,14 +156,9 @@ Config parse_config(const ParsedArgs& args, int arch) {
   }
   if (const std::string* v = args.get("--eval-limit"))
     c.eval_limit = static_cast<size_t>(parse_int("--eval-limit", *v, 1, 1 << 20));
-  const bool fresh = std::any_of(c.eval.begin(), c.eval.end(),
-                                 [](const std::string& n) { return n.rfind("fresh", 0) == 0; });
-  const std::string* seed = args.get("--seed");
-  if (seed && !fresh) throw UsageError("--seed: only the fresh suites are drawn from a seed");
-  if (fresh && !args.get("--fit") && !args.has("--narrow-only")) {
-    c.seed = seed ? static_cast<uint64_t>(parse_int("--seed", *seed, 0, INT64_MAX))
-                  : std::random_device{}();
-    std::printf("fresh: seed %llu\n", static_cast<unsigned long long>(c.seed));
+  if (!args.get("--fit") && !args.has("--narrow-only")) {  // the runs that time eval suites
+    std::string note;
+    c.seed = fresh_seed(c.eval, args.get("--seed"), stdout, &note);
   }
   if (const std::string* v = args.get("--narrow"))
     c.narrow = static_cast<size_t>(parse_int("--narrow", *v, 0, 1 << 20));
@@ -438,8 +432,8 @@ int calibrate_command(const std::vector<std::string>& argv) {
   const ParsedArgs args = parse_args(
       "calibrate", argv,
       {"--out", "--csv", "--limit", "--max-bytes", "--seconds", "--reps", "--candidates",
-       "--refine", "--eval", "--eval-limit", "--seed", "--commit", "--trees", "--depth", "--fit", "--arch",
-       "--device", "--narrow"},
+       "--refine", "--eval", "--eval-limit", "--seed", "--commit", "--trees", "--depth", "--fit",
+       "--arch", "--device", "--narrow"},
       {"--narrow-only"});
   if (args.has("--help")) {
     std::printf("%s", kHelp);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
+#include <random>
 #include <sstream>
 
 #include "args.hpp"
@@ -277,6 +278,21 @@ const std::vector<SuiteInfo>& builtin_suites() {
       {"fresh-middle", "as fresh, ranks 2-8, 1-16 MiB (with --latency: L2-resident sizes)"},
       {"sizes", "4 KiB to 1 GiB (x4), 2D / 4D / 6D, f32 / fp16 / f64 (with --latency)"}};
   return suites;
+}
+
+uint64_t fresh_seed(const std::vector<std::string>& names, const std::string* seed_arg,
+                    std::FILE* out, std::string* note) {
+  note->clear();
+  const bool fresh = std::any_of(names.begin(), names.end(),
+                                 [](const std::string& n) { return n.rfind("fresh", 0) == 0; });
+  if (seed_arg && !fresh) throw UsageError("--seed: only the fresh suites are drawn from a seed");
+  if (!fresh) return 0;
+  const uint64_t seed = seed_arg
+                            ? static_cast<uint64_t>(parse_int("--seed", *seed_arg, 0, INT64_MAX))
+                            : std::random_device{}();
+  *note = "fresh: seed " + std::to_string(seed);
+  std::fprintf(out, "%s\n", note->c_str());
+  return seed;
 }
 
 std::vector<Case> load_suite(const std::string& name, uint64_t seed) {

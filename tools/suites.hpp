@@ -2,6 +2,7 @@
 // format `xpose bench SUITE --list` prints (bench/suites/README.md).
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ const std::vector<SuiteInfo>& builtin_suites();
 // `small`), or of a suite file (any name containing '/' or ending in .txt). Throws UsageError for
 // unknown names. `seed` draws the `fresh` suite; every other suite is fixed.
 std::vector<Case> load_suite(const std::string& name, uint64_t seed = 0);
+
+// The seed the fresh suites among `names` are drawn from: `seed_arg` (--seed) when given, else a
+// new one; printed to `out` as "fresh: seed N" and returned with `note` set to that text. 0 (and
+// `note` empty) when no name is a fresh suite; UsageError when `seed_arg` is given without one.
+uint64_t fresh_seed(const std::vector<std::string>& names, const std::string* seed_arg,
+                    std::FILE* out, std::string* note);
 
 // "SUITE CASE EXTENTS PERM", e.g. "quick q01 4096,2048 1,0", and " elem=BYTES" after it for a case
 // with its own element size: what --list prints and suite files hold.
