@@ -330,6 +330,7 @@ struct GeneralParams {
 // FVI-Match-Large / TiledCopy and plain copy: rows of `row_bytes` contiguous bytes in both
 // tensors, cut into chunks of kRowChunkBytes; one warp copies one chunk.
 inline constexpr int64_t kRowChunkBytes = 4096;
+inline constexpr int32_t kRealignChunkWords = 128;
 
 struct RowDim {
   FastDiv64 extent;
@@ -346,10 +347,22 @@ struct RowParams {
   // most, and the tensor's bytes (loads never leave it).
   int64_t words = 0;
   FastDiv64 words_div;
+  // realign_long rows: a warp takes a chunk of chunk_words (at most kRealignChunkWords) of a
+  // row's words; word_chunks: chunks per row.
+  FastDiv64 word_chunks;
+  int32_t chunk_words = 0;
   int64_t bytes = 0;
   int32_t n_dims = 0;        // row dimensions (input dims 1..rank-1 that have extent > 1)
   RowDim dim[kMaxGridDims];
 };
+
+// Realigned rows of kRealignLongBytes and more take a warp per chunk of a row's words
+// (rows.cu): on the H200 1.07-1.25x a word a lane from 2 KB, 0.77-0.79x at 450-580 bytes, and
+// 0.92-0.94x on plain copies in L2 (one row: no decode to share; docs/perf/rows-h200.md).
+inline constexpr int64_t kRealignLongBytes = 2048;
+inline bool realign_long(const RowParams& r) {
+  return r.n_dims > 0 && r.row_bytes >= kRealignLongBytes && r.words <= INT32_MAX;
+}
 
 // The tile that the V1BF order puts at position t (bands on: band_w.d > 1, t < 2^31): band
 // t / span, then row y and column x within the band (the last band is band_last.d wide).

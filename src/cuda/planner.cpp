@@ -440,6 +440,10 @@ void build_rows(const Problem& p, RowParams* r) {
   r->items = p.volume * esize / r->row_bytes * chunks;
   r->words = ceil_div(r->row_bytes, 16) + 1;
   r->words_div = FastDiv64::make(static_cast<uint64_t>(r->words));
+  // Words holding a row: at most `words`, a row that starts 15 bytes into a word.
+  const int64_t word_chunks = ceil_div(r->words, int64_t{kRealignChunkWords});
+  r->word_chunks = FastDiv64::make(static_cast<uint64_t>(word_chunks));
+  r->chunk_words = static_cast<int32_t>(ceil_div(r->words, word_chunks));
   r->bytes = p.bytes();
   r->n_dims = 0;
   int64_t s_in = p.rank <= 1 ? 1 : p.extent[0];

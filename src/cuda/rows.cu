@@ -10,7 +10,8 @@
 // multiples) go through rows_realign_kernel instead: a lane takes one aligned 16-byte word of a
 // row's output, loads the two aligned input chunks that hold its bytes and funnel-shifts them
 // into place (bytes.cuh), and stores the word whole, or in aligned pieces at the row's two ends.
-// Lanes take the words of consecutive rows side by side, so short rows fill warps too.
+// Lanes take the words of consecutive rows side by side, so short rows fill warps too; rows of
+// 2 KB and more go a warp to a chunk of a row's words (rows_realign_long_kernel).
 #include <cuda_runtime.h>
 
 #include "cuda/bytes.cuh"
@@ -139,6 +140,79 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
+// Rows of kRealignLongBytes and more, realigned as above but a warp to a chunk of at most
+// kRealignChunkWords consecutive output words of one row (lane l: words l, l + 32, ...; a row's
+// chunks even): the row's offsets, its realignment shift (the same for every word of a row) and
+// whether its chunks lie inside the input are found once a chunk, and each lane loads the
+// chunks of all its words (up to four) before it realigns them. On the H200, 2-byte rows of 2 KB
+// ran at 0.63 of a copy a word a lane and 0.77 this way, at about the same instructions a word
+// (ncu: 6.6 warp instructions, issue slots 64-67 % busy): the gain is loads in flight
+// (docs/perf/rows-h200.md).
+__global__ void __launch_bounds__(kRowThreads, 4)
+    rows_realign_long_kernel(const __grid_constant__ RowParams p,
+                             const unsigned char* __restrict__ in,
+                             unsigned char* __restrict__ out) {
+  constexpr int kPerLane = kRealignChunkWords / 32;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int64_t warps_per_block = kRowThreads / 32;
+  const int64_t items = static_cast<int64_t>(p.word_chunks.d) * (p.items / p.chunks.d);
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * warps_per_block;
+  const uintptr_t in_lo = reinterpret_cast<uintptr_t>(in);
+  const uintptr_t in_hi = in_lo + static_cast<uintptr_t>(p.bytes);
+  for (int64_t item = blockIdx.x * warps_per_block + threadIdx.x / 32; item < items;
+       item += stride) {
+    const uint64_t row = p.word_chunks.div(static_cast<uint64_t>(item));
+    const int chunk = static_cast<int>(item - static_cast<int64_t>(row * p.word_chunks.d));
+    int64_t ib, ob;
+    row_offsets(p, row, &ib, &ob);
+    // Word w of the row: [a0 + 16 w, +16), a0 the aligned address at or before the row's first
+    // output byte; its bytes come from the aligned input chunks w and w + 1 from `c`, `shift`
+    // bytes into chunk w. `nw` words hold the row; the last holds `tail` of its bytes.
+    const uintptr_t dst = reinterpret_cast<uintptr_t>(out) + static_cast<uintptr_t>(ob);
+    uint4* const a0 = reinterpret_cast<uint4*>(dst & ~uintptr_t{15});
+    const int lead = static_cast<int>(dst & 15);  // bytes of word 0 before the row
+    const uintptr_t src = in_lo + static_cast<uintptr_t>(ib) - static_cast<uintptr_t>(lead);
+    const int shift = static_cast<int>(src & 15);
+    const uintptr_t c = src - static_cast<uintptr_t>(shift);
+    const int nw = static_cast<int>((p.row_bytes + lead + 15) >> 4);
+    const int tail = static_cast<int>(p.row_bytes + lead - 16 * int64_t{nw - 1});
+    const int w0 = chunk * p.chunk_words;
+    const int w1 = min(nw, w0 + p.chunk_words);
+    const bool inside = c + 16 * static_cast<uintptr_t>(w0) >= in_lo &&
+                        c + 16 * static_cast<uintptr_t>(w1) + 16 <= in_hi;
+    const uint4* const cp = reinterpret_cast<const uint4*>(c);
+    uint4 c0[kPerLane], c1[kPerLane];
+#pragma unroll
+    for (int u = 0; u < kPerLane; ++u) {
+      const int w = w0 + lane + 32 * u;
+      if (inside && w < w1) {
+        c0[u] = cp[w];
+        c1[u] = cp[w + 1];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kPerLane; ++u) {
+      const int w = w0 + lane + 32 * u;
+      if (w >= w1) continue;
+      const int lo = w == 0 ? lead : 0;
+      const int hi = w == nw - 1 ? tail : 16;
+      uint4 v;
+      if (inside) {
+        v = realign16(c0[u], c1[u], shift);
+      } else {  // a tensor's end: only the bytes of the row
+        const auto* s = reinterpret_cast<const uint8_t*>(src) + 16 * int64_t{w};
+        uint32_t x[4] = {0, 0, 0, 0};
+        for (int j = lo; j < hi; ++j) x[j >> 2] |= static_cast<uint32_t>(s[j]) << (8 * (j & 3));
+        v = make_uint4(x[0], x[1], x[2], x[3]);
+      }
+      if (lo == 0 && hi == 16)
+        a0[w] = v;
+      else
+        store_part(reinterpret_cast<uint8_t*>(a0 + w), lo, hi, v);
+    }
+  }
+}
+
 template <int Log2>
 cudaError_t launch_one(const RowParams& p, const void* in, void* out, cudaStream_t stream,
                        unsigned grid) {
@@ -157,7 +231,9 @@ xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, voi
                            void* stream, unsigned grid) {
   const auto s = static_cast<cudaStream_t>(stream);
   if (vec_log2 < 2) {
-    return launch_status(launch_kernel(&rows_realign_kernel, grid, kRowThreads, 0, s, p,
+    return launch_status(launch_kernel(realign_long(p) ? &rows_realign_long_kernel
+                                                       : &rows_realign_kernel,
+                                       grid, kRowThreads, 0, s, p,
                                        static_cast<const unsigned char*>(in),
                                        static_cast<unsigned char*>(out)),
                          "rows");
