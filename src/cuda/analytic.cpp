@@ -244,15 +244,15 @@ void cost_rows(const Geometry& g, const DeviceInfo& dev, Choice* c) {
   const int64_t chunks = ceil_div(row_bytes, kRowChunkBytes);
   const int64_t items = rows * chunks;
   const int64_t capacity = static_cast<int64_t>(dev.sms) * (dev.max_threads_per_sm / 256);
-  // Rows no 4-byte access fits run realigned, a thread per 16-byte output word, or from
-  // kRealignLongBytes a warp per chunk of a row's words (rows.cu, params.hpp realign_long).
+  // Rows no 4-byte access fits run realigned, a thread per 16-byte output word, or long ones a
+  // warp per chunk of a row's words (rows.cu, params.hpp realign_long).
   const bool realign = row_bytes % 4 != 0;
   const int64_t row_words = ceil_div(row_bytes, 16) + 1;
   const int64_t words = rows * row_words;
-  const bool realign_long = realign && p.rank > 1 && row_bytes >= kRealignLongBytes;
-  const int64_t blocks = realign_long ? ceil_div(rows * ceil_div(row_words, kRealignChunkWords), 8)
-                         : realign    ? ceil_div(words, 256)
-                                      : ceil_div(items, 8);
+  const bool by_chunks = realign && p.rank > 1 && realign_long(row_bytes, p.bytes());
+  const int64_t blocks = by_chunks ? ceil_div(rows * ceil_div(row_words, kRealignChunkWords), 8)
+                         : realign ? ceil_div(words, 256)
+                                   : ceil_div(items, 8);
   c->grid = static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, capacity)));
   c->in_run = c->out_run = row_bytes / g.esize;
   c->num_tiles = items;

@@ -356,12 +356,19 @@ struct RowParams {
   RowDim dim[kMaxGridDims];
 };
 
-// Realigned rows of kRealignLongBytes and more take a warp per chunk of a row's words
-// (rows.cu): on the H200 1.07-1.25x a word a lane from 2 KB, 0.77-0.79x at 450-580 bytes, and
-// 0.92-0.94x on plain copies in L2 (one row: no decode to share; docs/perf/rows-h200.md).
+// Realigned rows of kRealignLongBytes and more, or of half that in tensors of at least
+// kRealignLongMinTensor bytes, take a warp per chunk of a row's words (rows.cu). On the H200,
+// against a word a lane: 1.07-1.25x from 2 KB (in L2 too), 1.13-1.30x at 1-2 KB in tensors of
+// 200 MB but 0.91x in one of 8 MB, 0.77-0.79x at 450-580 bytes, and 0.92-0.94x on plain copies
+// in L2 (one row: no decode to share); docs/perf/rows-h200.md.
 inline constexpr int64_t kRealignLongBytes = 2048;
+inline constexpr int64_t kRealignLongMinTensor = int64_t{32} << 20;
+inline bool realign_long(int64_t row_bytes, int64_t bytes) {
+  return row_bytes >= kRealignLongBytes ||
+         (row_bytes >= kRealignLongBytes / 2 && bytes >= kRealignLongMinTensor);
+}
 inline bool realign_long(const RowParams& r) {
-  return r.n_dims > 0 && r.row_bytes >= kRealignLongBytes && r.words <= INT32_MAX;
+  return r.n_dims > 0 && r.words <= INT32_MAX && realign_long(r.row_bytes, r.bytes);
 }
 
 // The tile that the V1BF order puts at position t (bands on: band_w.d > 1, t < 2^31): band

@@ -10,8 +10,9 @@
 // multiples) go through rows_realign_kernel instead: a lane takes one aligned 16-byte word of a
 // row's output, loads the two aligned input chunks that hold its bytes and funnel-shifts them
 // into place (bytes.cuh), and stores the word whole, or in aligned pieces at the row's two ends.
-// Lanes take the words of consecutive rows side by side, so short rows fill warps too; rows of
-// 2 KB and more go a warp to a chunk of a row's words (rows_realign_long_kernel).
+// Lanes take the words of consecutive rows side by side, so short rows fill warps too; long
+// rows (params.hpp realign_long) go a warp to a chunk of a row's words
+// (rows_realign_long_kernel).
 #include <cuda_runtime.h>
 
 #include "cuda/bytes.cuh"
@@ -140,7 +141,7 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-// Rows of kRealignLongBytes and more, realigned as above but a warp to a chunk of at most
+// Long rows (realign_long), realigned as above but a warp to a chunk of at most
 // kRealignChunkWords consecutive output words of one row (lane l: words l, l + 32, ...; a row's
 // chunks even): the row's offsets, its realignment shift (the same for every word of a row) and
 // whether its chunks lie inside the input are found once a chunk, and each lane loads the

@@ -30,8 +30,8 @@ TEST(CudaNarrow, ForcedSchemasOddExtentsAnyAlignment) {
       {{6, 33, 17}, {0, 2, 1}},     {{17, 19, 23, 29}, {3, 1, 0, 2}}, {{129, 255}, {1, 0}},
       {{119, 30, 7}, {0, 2, 1}},    {{13, 40, 50}, {0, 2, 1}},    {{3, 70, 90}, {0, 2, 1}},
       {{4099}, {0}},
-      // Realigned rows on both sides of 2 KB (from there a warp to a chunk of a row's words),
-      // in one chunk and in several.
+      // Realigned rows on both sides of 2 KB (from there a warp to a chunk of a row's words;
+      // params.hpp realign_long), in one chunk and in several.
       {{1023, 3, 5}, {0, 2, 1}},    {{2049, 3, 4}, {0, 2, 1}},    {{2500, 3, 2}, {0, 2, 1}},
       {{4100}, {0}},
       // Gathered spans of 4 KB and more (a line of positions a warp, params.hpp).
