@@ -31,7 +31,7 @@ TEST(CudaNarrow, ForcedSchemasOddExtentsAnyAlignment) {
       {{119, 30, 7}, {0, 2, 1}},    {{13, 40, 50}, {0, 2, 1}},    {{3, 70, 90}, {0, 2, 1}},
       {{4099}, {0}},
       // Realigned rows on both sides of 2 KB (from there a warp to a chunk of a row's words;
-      // params.hpp realign_long), in one chunk and in several.
+      // params.hpp realign_long), of two and three chunks.
       {{1023, 3, 5}, {0, 2, 1}},    {{2049, 3, 4}, {0, 2, 1}},    {{2500, 3, 2}, {0, 2, 1}},
       {{4100}, {0}},
       // Gathered spans of 4 KB and more (a line of positions a warp, params.hpp).
