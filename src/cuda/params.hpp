@@ -347,8 +347,9 @@ struct RowParams {
   // most, and the tensor's bytes (loads never leave it).
   int64_t words = 0;
   FastDiv64 words_div;
-  // realign_long rows: a warp takes a chunk of chunk_words (at most kRealignChunkWords) of a
-  // row's words; word_chunks: chunks per row.
+  // Long realigned rows (realign_long; the planner decides, build_rows): a warp takes a chunk
+  // of chunk_words (at most kRealignChunkWords) of a row's words, word_chunks chunks a row.
+  // chunk_words 0: realigned rows go a word a lane.
   FastDiv64 word_chunks;
   int32_t chunk_words = 0;
   int64_t bytes = 0;
@@ -356,8 +357,8 @@ struct RowParams {
   RowDim dim[kMaxGridDims];
 };
 
-// Realigned rows of kRealignLongBytes and more, or of half that in tensors of at least
-// kRealignLongMinTensor bytes, take a warp per chunk of a row's words (rows.cu). On the H200,
+// Realigned rows (not a plain copy's) of kRealignLongBytes and more, or of half that in tensors
+// of at least kRealignLongMinTensor bytes, take a warp per chunk of a row's words (rows.cu). On the H200,
 // against a word a lane: 1.07-1.25x from 2 KB (in L2 too), 1.13-1.30x at 1-2 KB in tensors of
 // 200 MB but 0.91x in one of 8 MB, 0.77-0.79x at 450-580 bytes, and 0.92-0.94x on plain copies
 // in L2 (one row: no decode to share); docs/perf/rows-h200.md.
@@ -366,9 +367,6 @@ inline constexpr int64_t kRealignLongMinTensor = int64_t{32} << 20;
 inline bool realign_long(int64_t row_bytes, int64_t bytes) {
   return row_bytes >= kRealignLongBytes ||
          (row_bytes >= kRealignLongBytes / 2 && bytes >= kRealignLongMinTensor);
-}
-inline bool realign_long(const RowParams& r) {
-  return r.n_dims > 0 && r.words <= INT32_MAX && realign_long(r.row_bytes, r.bytes);
 }
 
 // The tile that the V1BF order puts at position t (bands on: band_w.d > 1, t < 2^31): band

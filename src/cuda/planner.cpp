@@ -440,10 +440,6 @@ void build_rows(const Problem& p, RowParams* r) {
   r->items = p.volume * esize / r->row_bytes * chunks;
   r->words = ceil_div(r->row_bytes, 16) + 1;
   r->words_div = FastDiv64::make(static_cast<uint64_t>(r->words));
-  // Words holding a row: at most `words`, a row that starts 15 bytes into a word.
-  const int64_t word_chunks = ceil_div(r->words, int64_t{kRealignChunkWords});
-  r->word_chunks = FastDiv64::make(static_cast<uint64_t>(word_chunks));
-  r->chunk_words = static_cast<int32_t>(ceil_div(r->words, word_chunks));
   r->bytes = p.bytes();
   r->n_dims = 0;
   int64_t s_in = p.rank <= 1 ? 1 : p.extent[0];
@@ -453,6 +449,13 @@ void build_rows(const Problem& p, RowParams* r) {
     d.in_stride = s_in * esize;
     d.out_stride = s_out[k] * esize;
     s_in *= p.extent[k];
+  }
+  // Long rows (not a copy's: n_dims > 0) a warp per chunk of their words (at most `words`, a
+  // row that starts 15 bytes into a word), in 32-bit word offsets.
+  if (r->n_dims > 0 && r->words <= INT32_MAX && realign_long(r->row_bytes, r->bytes)) {
+    const int64_t word_chunks = ceil_div(r->words, int64_t{kRealignChunkWords});
+    r->word_chunks = FastDiv64::make(static_cast<uint64_t>(word_chunks));
+    r->chunk_words = static_cast<int32_t>(ceil_div(r->words, word_chunks));
   }
 }
 

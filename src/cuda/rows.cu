@@ -11,7 +11,7 @@
 // row's output, loads the two aligned input chunks that hold its bytes and funnel-shifts them
 // into place (bytes.cuh), and stores the word whole, or in aligned pieces at the row's two ends.
 // Lanes take the words of consecutive rows side by side, so short rows fill warps too; long
-// rows (params.hpp realign_long) go a warp to a chunk of a row's words
+// rows (RowParams::chunk_words, planner.cpp build_rows) go a warp to a chunk of a row's words
 // (rows_realign_long_kernel).
 #include <cuda_runtime.h>
 
@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-// Long rows (realign_long), realigned as above but a warp to a chunk of at most
+// Long rows (RowParams::chunk_words), realigned as above but a warp to a chunk of at most
 // kRealignChunkWords consecutive output words of one row (lane l: words l, l + 32, ...; a row's
 // chunks even): the row's offsets, its realignment shift (the same for every word of a row) and
 // whether its chunks lie inside the input are found once a chunk, and each lane loads the
@@ -232,8 +232,8 @@ xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, voi
                            void* stream, unsigned grid) {
   const auto s = static_cast<cudaStream_t>(stream);
   if (vec_log2 < 2) {
-    return launch_status(launch_kernel(realign_long(p) ? &rows_realign_long_kernel
-                                                       : &rows_realign_kernel,
+    return launch_status(launch_kernel(p.chunk_words > 0 ? &rows_realign_long_kernel
+                                                         : &rows_realign_kernel,
                                        grid, kRowThreads, 0, s, p,
                                        static_cast<const unsigned char*>(in),
                                        static_cast<unsigned char*>(out)),
