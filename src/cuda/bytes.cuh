@@ -24,4 +24,37 @@ __device__ __forceinline__ uint4 realign16(const uint4& c0, const uint4& c1, int
                     __funnelshift_r(x2, x3, bits), __funnelshift_r(x3, x4, bits));
 }
 
+// G (1, 2 or 4) bytes of shared memory at `a`, zero-extended.
+template <int G>
+__device__ __forceinline__ uint32_t load_shared(uint32_t a) {
+  uint32_t v;
+  if constexpr (G == 1)
+    asm volatile("ld.shared.u8 %0, [%1];\n" : "=r"(v) : "r"(a));
+  else if constexpr (G == 2)
+    asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(v) : "r"(a));
+  else
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
+  return v;
+}
+
+// The low G (1 or 2) bytes of `v` into shared memory at `a`.
+template <int G>
+__device__ __forceinline__ void store_shared(uint32_t a, uint32_t v) {
+  if constexpr (G == 1)
+    asm volatile("st.shared.u8 [%0], %1;\n" ::"r"(a), "r"(v));
+  else
+    asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(a), "r"(v));
+}
+
+// Bytes [lo, hi) of `v` (a partial word: not [0, 4)) at `word`, in aligned stores of 1 and 2
+// bytes that touch no other byte.
+__device__ __forceinline__ void store_word_part(uint8_t* word, uint32_t v, int lo, int hi) {
+  if ((lo & 1) && lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo)), ++lo;
+  if (lo + 2 <= hi) {
+    *reinterpret_cast<uint16_t*>(word + lo) = static_cast<uint16_t>(v >> (8 * lo));
+    lo += 2;
+  }
+  if (lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo));
+}
+
 }  // namespace xpose::detail

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/bytes.cuh"
 #include "cuda/elem_op.cuh"
 #include "cuda/elem_types.cuh"
 #include "cuda/launch.cuh"
@@ -92,19 +93,6 @@ __device__ __forceinline__ void copy_word_async(uint32_t dst, const uint8_t* src
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
 }
 
-// G bytes of shared memory at `a`, zero-extended.
-template <int G>
-__device__ __forceinline__ uint32_t load_shared(uint32_t a) {
-  uint32_t v;
-  if constexpr (G == 1)
-    asm volatile("ld.shared.u8 %0, [%1];\n" : "=r"(v) : "r"(a));
-  else if constexpr (G == 2)
-    asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(v) : "r"(a));
-  else
-    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a));
-  return v;
-}
-
 // Shared-memory address of row jj - H's first byte (column 0): rows from -H (the halo before
 // the tile) are stored from jj = 0, at their shift in the input, where a chain's halo rows lie
 // chain32 bytes further (Narrow2dParams::chain_delta; 0 otherwise). Unsigned, so that the
@@ -128,15 +116,6 @@ __device__ __forceinline__ uint32_t byte_at(uint32_t base, int b, uint32_t in32,
   return row_at<M, OB, kSector>(base, bb / EO, in32, row32, chain32) + bb % EO;
 }
 
-// Bytes [lo, hi) of `v` (a partial word: not [0, 4)) at `word`, in aligned stores of 1 and 2.
-__device__ __forceinline__ void store_part(uint8_t* word, uint32_t v, int lo, int hi) {
-  if ((lo & 1) && lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo)), ++lo;
-  if (lo + 2 <= hi) {
-    *reinterpret_cast<uint16_t*>(word + lo) = static_cast<uint16_t>(v >> (8 * lo));
-    lo += 2;
-  }
-  if (lo < hi) word[lo] = static_cast<uint8_t>(v >> (8 * lo));
-}
 
 // The whole words of sector tiles' output runs i0, i0 + 32, ... (fewer than vi), by one warp:
 // the runs share their offset t mod 32; lane l takes words k = kf + l, + 32, ... of each, from
@@ -350,7 +329,7 @@ __global__ void __launch_bounds__(kNarrow2dThreads, M::kOut == 1 ? 6 : 8)
             byte_at<M, OB, kSector>(base, 4 * k - t + m, in32, row32, chain32) + i * EI;
         v |= M::apply(p.op, load_shared<M::kLoad>(a)) << (8 * m);
       }
-      store_part(run_i - t + 4 * k, v, m_lo, m_hi);
+      store_word_part(run_i - t + 4 * k, v, m_lo, m_hi);
     }
     __syncthreads();
   }
