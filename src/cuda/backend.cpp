@@ -70,6 +70,9 @@ xpose_status_t launch_spec(const KernelSpec& s, int device, const void* in, void
   if (wide2d(s))
     return launch_wide2d(s.narrow2d, s.log2_elem, width(0, std::max(2, s.log2_elem)), in, out,
                          stream, s.choice.grid);
+  if (s.choice.narrow2d && s.choice.thin)
+    return launch_thin2d(s.narrow2d, 1 << s.log2_elem, in, out, stream, s.choice.grid,
+                         s.smem_bytes);
   if (s.choice.narrow2d)
     return launch_narrow2d(s.narrow2d, 1 << s.log2_elem, in, out, stream, s.choice.grid);
   if (s.choice.narrow)

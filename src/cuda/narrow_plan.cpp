@@ -190,18 +190,78 @@ std::pair<int64_t, int64_t> narrow2d_tile(const Problem& p, bool wide) {
 
 bool narrow2d_short_tiles(const Problem& p) { return p.plain() && p.elem_size == 1; }
 
+namespace {
+
+// The most bytes of a thin tile's rows of the long dim for a short dim of extent s in a
+// problem of `bytes` (params.hpp).
+int64_t thin2d_row_bytes(int64_t s, int64_t bytes) {
+  const int64_t tile = bytes >= kThin2dLargeMinBytes ? kThin2dLargeTileBytes : kThin2dTileBytes;
+  return std::clamp<int64_t>(tile / s / 128 * 128, 128, kThin2dMaxRowBytes);
+}
+
+}  // namespace
+
+int thin2d_takes(const Problem& p) {
+  if (!p.plain() || p.elem_size > 2 || p.rank < 2) return 0;
+  const auto es = static_cast<int64_t>(p.elem_size);
+  const auto is_short = [&](int d) { return p.extent[d] * es < kNarrow2dMinBytes; };
+  // The short dim and the long one; tiles of at least kThin2dMinTileBytes.
+  int mode = 0, short_dim = 0, long_dim = 0;
+  if (p.perm[1] == 0 && is_short(p.perm[0]) && !is_short(0))
+    mode = 1, short_dim = p.perm[0], long_dim = 0;
+  else if (p.perm[0] == 1 && is_short(0) && !is_short(1))
+    mode = 2, short_dim = 0, long_dim = 1;
+  if (mode == 0) return 0;
+  const int64_t s = p.extent[short_dim];
+  const int64_t row = std::min(p.extent[long_dim] * es, thin2d_row_bytes(s, p.bytes()));
+  return row * s >= kThin2dMinTileBytes ? mode : 0;
+}
+
+std::pair<int64_t, int64_t> thin2d_tile(const Problem& p, int mode) {
+  const auto es = static_cast<int64_t>(p.elem_size);
+  const int long_dim = mode == 1 ? 0 : 1, short_dim = mode == 1 ? p.perm[0] : 0;
+  const int64_t s = p.extent[short_dim], e = p.extent[long_dim];
+  // Tiles of equal rows along the long dim: (300, 21, 7000) perm (1, 0, 2) 2 B ran at 0.64 of a
+  // copy in tiles of 256 and 44 elements, at 0.90 in one of 300 (session 30).
+  const int64_t most = thin2d_row_bytes(s, p.bytes()) / es;
+  const int64_t n = ceil_div(e, ceil_div(e, most));
+  return mode == 1 ? std::pair{n, s} : std::pair{s, n};
+}
+
+int thin2d_smem_bytes(const Narrow2dParams& np, int es) {
+  // The stretch at any shift, with the flat output's guards before and after it.
+  const int guard = np.thin == 1 ? thin2d_guard(np.tj) : 0;
+  const int words = (2 * guard + np.ti * np.tj * es + 6) / 4;
+  return 4 * (words + np.thin_skew * (words / 32 + 1));
+}
+
+// Found by counting, for every s, the bank conflicts of the accesses thin2d.cu makes (the test
+// does it again): flat output, 16-byte chunks of rows a lane, each element stored at its place;
+// flat input, a lane a word of a run, each element loaded from its place.
+int thin2d_skew(int thin, int s) {
+  if (thin == 1) {
+    for (int t : {15, 25, 30, 31, 37, 41, 45, 50, 53, 55, 62})
+      if (s == t) return 3;
+    return 1;
+  }
+  return s % 4 != 0 ? 0 : s == 60 ? 3 : 1;
+}
+
 void make_narrow2d(const Problem& p, const DeviceInfo& dev, Choice* c) {
-  auto [ti, tj] = narrow2d_tile(p, c->wide2d);
+  auto [ti, tj] = c->thin ? thin2d_tile(p, c->thin) : narrow2d_tile(p, c->wide2d);
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
   // Short output runs where full tiles would be few (planner.hpp).
-  if (!c->wide2d && narrow2d_short_tiles(p) &&
+  if (!c->wide2d && !c->thin && narrow2d_short_tiles(p) &&
       ceil_div(e0, ti) * ceil_div(e1, tj) * (p.volume / e0 / e1) <
           static_cast<int64_t>(kNarrow2dShortTilesPerSm) * dev.sms)
     tj = std::min<int64_t>(tj, kNarrow2dShortOutBytes / static_cast<int64_t>(p.out_elem()));
   c->narrow2d = true;
-  if (!c->wide2d) c->factor = kNarrow2dFactor;
+  if (c->thin)
+    c->factor = kThin2dFactor;
+  else if (!c->wide2d)
+    c->factor = kNarrow2dFactor;
   c->predicted *= c->factor;
-  c->threads = c->wide2d ? kWide2dThreads : kNarrow2dThreads;
+  c->threads = c->thin ? kThin2dThreads : c->wide2d ? kWide2dThreads : kNarrow2dThreads;
   c->in_run = ti;
   c->out_run = tj;
   c->tile_volume = ti * tj;
@@ -240,6 +300,17 @@ void build_narrow2d(const Problem& p, const Choice& c, Narrow2dParams* np) {
     if (np->grid[k].slot == 1) np->run_tiles = static_cast<int64_t>(np->grid[k].count.d);
     if (np->grid[k].out_step * g.out_esize % 4 != 0) np->split = 1;
     if (np->grid[k].out_step * g.out_esize % 32 != 0) off_sectors = true;
+  }
+  if (c.thin) {  // no halo, sector tiles or chains: partial words are stored in pieces
+    np->thin = c.thin;
+    const int64_t s = np->thin == 1 ? np->tj : np->ti;
+    const int64_t row = (np->thin == 1 ? np->ti : np->tj) * es;  // bytes of the long dim's tile
+    np->thin_skew = thin2d_skew(np->thin, static_cast<int>(s));
+    if (np->thin == 1)
+      np->thin_load = FastDiv32::make(static_cast<uint32_t>((row + 30) / 16));
+    else
+      np->thin_words = static_cast<int32_t>((row + 6) / 4);
+    return;
   }
   // Chains (params.hpp): the tile holds the output runs' dim whole and the output's next dim is
   // a grid dim (continuing_grid; blocked runs continue along their own dim: run_tiles above).

@@ -263,6 +263,32 @@ constexpr int narrow2d_smem_bytes(int es, int out_bytes = kNarrow2dOutBytes, boo
 // problems ran 0.81-0.84x with them, 30-300 MB ones 1.17-1.21x).
 inline constexpr int64_t kNarrow2dSectorMinBytes = int64_t{32} << 20;
 
+// Thin 2D tiles (thin2d.cu): the same one-dim runs where one run dim holds fewer than
+// kNarrow2dMinBytes and lies beside the other in one tensor, so that a tile's side of it is one
+// contiguous stretch (narrow_plan.cpp thin2d_takes). Flat output (Narrow2dParams::thin 1): the
+// output's dim 0 is short and its dim 1 is input dim 0 (an interleave, as NCHW -> NHWC with few
+// channels); flat input (2): input dim 0 is short and input dim 1 is the output's dim 0. A tile
+// holds the short dim whole and equal rows of the long one, of at most kThin2dTileBytes in all
+// (kThin2dLargeTileBytes above the L2, below; rows in multiples of 128 bytes, 128 to
+// kThin2dMaxRowBytes: planner.hpp thin2d_tile) and at least kThin2dMinTileBytes; a block of
+// kThin2dThreads per tile.
+inline constexpr int kThin2dThreads = 256;
+inline constexpr int kThin2dTileBytes = 12288;
+inline constexpr int kThin2dMaxRowBytes = 4096;
+// Where the long dim is short, tiles under kThin2dMinTileBytes are not taken: in tiles of 4 KB,
+// (131, 31, 31892) perm (1, 0, 2) 1 B ran at 0.52x of the narrow kernel, whose tiles span the next
+// dim too (the first version of thin2d.cu, session 30).
+inline constexpr int kThin2dMinTileBytes = kThin2dTileBytes / 2;
+// Problems of at least kThin2dLargeMinBytes (above the L2) take tiles of kThin2dLargeTileBytes:
+// against 12 KB tiles there, problems with short dims of 16-63 elements ran 0.99-1.82x (fewer
+// rows and runs a tile to set up; shorter dims 0.98-1.07x), while in the L2 they ran 0.77-1.01x
+// (fewer blocks; session 30, docs/perf/thin-h200.md).
+inline constexpr int kThin2dLargeTileBytes = 24576;
+inline constexpr int64_t kThin2dLargeMinBytes = int64_t{32} << 20;
+// Flat output: bytes of shared memory before and after the stretch that take the pieces of a
+// row's first and last 16-byte chunks outside the row (16 elements s apart; whole lines).
+constexpr int thin2d_guard(int s) { return (16 * s + 127) & ~127; }
+
 struct Narrow2dParams {
   int32_t ti = 0, tj = 0;   // tile extents (elements) of input dim 0 and of dim perm[0]
   int64_t in_row = 0;       // bytes between a tile's rows: the input stride of dim perm[0]
@@ -286,6 +312,14 @@ struct Narrow2dParams {
   // before the last leave the one at their ends, as along blocked runs (narrow2d.cu).
   int32_t chain_grid = -1;
   int64_t chain_delta = 0;
+  // Thin tiles (thin2d.cu): 0 none, 1 flat output, 2 flat input (above). thin_skew: words after
+  // every 32 of the stretch in shared memory (narrow_plan.cpp thin2d_skew). thin_words (flat
+  // input): the aligned words that cover an output run at any shift. thin_load (flat output): a
+  // division by the aligned 16-byte chunks that cover an input row at any shift.
+  int32_t thin = 0;
+  int32_t thin_skew = 0;
+  int32_t thin_words = 0;
+  FastDiv32 thin_load;
   ElemOp op;  // typed problems (in_type BYTES: a plain move of elements of elem_size bytes)
   GridDim grid[kMaxGridDims];
 };

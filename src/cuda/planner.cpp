@@ -182,6 +182,19 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     sink(w);
     ++count;
   }
+  // thin2d.cu's tile (one run dim short, beside the other in one tensor): the best narrow tile's
+  // prediction at kThin2dFactor, ranked first (planner.hpp).
+  const int thin = forced_in || forced_out || last_resort ? 0 : thin2d_takes(p);
+  if (have_narrow && thin && allowed(req, Schema::Tiled)) {
+    Choice w = best_narrow;  // its prediction and cost terms
+    w.schema = Schema::Tiled;
+    w.a = w.c = 0;
+    w.thin = thin;
+    std::tie(w.ta, w.tc) = thin2d_tile(p, thin);
+    make_narrow2d(p, dev, &w);
+    sink(w);
+    ++count;
+  }
   if (have_two_d) {
     make_narrow2d(p, dev, &two_d);
     sink(two_d);
@@ -320,6 +333,12 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   const Geometry g = geometry(p);
   const auto push = [out](const Choice& c) { out->push_back(c); };
   for_each_choice(g, dev, req, push);
+  // thin2d's tile, where it is a candidate, ranks first (planner.hpp kThin2dFactor), outside the
+  // models' rankings (then the direct kernel's rule below).
+  const auto thin = std::find_if(out->begin(), out->end(), [](const Choice& c) { return c.thin; });
+  Choice first;
+  const bool have_thin = thin != out->end();
+  if (have_thin) first = *thin, out->erase(thin);
   if (model) {
     rank_by_regression(*model, out);
   } else {
@@ -329,6 +348,7 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
     if (const Regression* narrow = narrow_model(p, dev, use_regression))
       rank_narrow(*narrow, out);
   }
+  if (have_thin) out->insert(out->begin(), first);
   if (p.is_copy()) return;
   // Tensors up to ~1 MB: the direct kernel, whatever a model fitted on larger ones says (larger
   // non-plain ones rank it by its prediction).
@@ -359,6 +379,14 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
   }
   const Regression* model = ranking_model(p, dev, use_regression);
   const Regression* narrow = model ? nullptr : narrow_model(p, dev, use_regression);
+  if (thin2d_takes(p)) {  // thin2d's tile, where it is a candidate: enumerate_choices' first
+    bool found = false;
+    const auto keep = [&](Choice& c) {
+      if (c.thin) *best = c, found = true;
+    };
+    for_each_choice(geometry(p), dev, req, keep);
+    if (found) return true;
+  }
   if (narrow) {  // rank_narrow's first: the analytic order's kScreened best, by the trees
     const Geometry g = geometry(p);
     std::array<Choice, kScreened> top;
@@ -671,9 +699,12 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
     const int out_es = static_cast<int>(p.out_elem());  // wide2d.cu: static shared memory
     const int out_bytes =
         narrow2d_short_tiles(p) ? narrow2d_out_bytes(c.out_run) : kNarrow2dOutBytes;
-    spec->smem_bytes = c.wide2d ? 0u
-                                : static_cast<unsigned>(narrow2d_smem_bytes(
-                                      out_es, out_bytes, spec->narrow2d.sector != 0));
+    if (c.thin)
+      spec->smem_bytes = static_cast<unsigned>(thin2d_smem_bytes(spec->narrow2d, out_es));
+    else
+      spec->smem_bytes = c.wide2d ? 0u
+                                  : static_cast<unsigned>(narrow2d_smem_bytes(
+                                        out_es, out_bytes, spec->narrow2d.sector != 0));
   } else if (c.narrow) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);
@@ -713,7 +744,7 @@ std::string summarize(const Problem& p, const Choice& c) {
   } else {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +
          " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads) +
-         (c.narrow2d ? std::string(c.wide2d ? " wide2d" : " narrow2d")
+         (c.narrow2d ? std::string(c.wide2d ? " wide2d" : c.thin ? " thin2d" : " narrow2d")
           : c.narrow ? std::string(" narrow")
                      : " S=" + std::to_string(c.stages));
     if (c.band > 0) s += " band=" + std::to_string(c.band);

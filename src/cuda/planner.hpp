@@ -58,6 +58,7 @@ struct Choice {
   // ... or, Tiled with one-dim runs (a = c = 0), in narrow2d.cu's fixed tile (params.hpp)
   bool narrow2d = false;
   bool wide2d = false;   // ... and that tile wide2d.cu's (narrow2d set too; Narrow2dParams)
+  int thin = 0;  // ... or thin2d.cu's, its mode (1, 2: thin2d_takes; narrow2d set too)
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
@@ -159,6 +160,29 @@ inline constexpr int kNarrow2dShortTilesPerSm = 3;
 // Whether narrow2d.cu has the short tile for `p`'s elements (plain 1-byte: its PlainMove<1, 1>
 // instantiation); make_narrow2d and the block's shared memory follow it.
 bool narrow2d_short_tiles(const Problem& p);
+// Whether thin2d.cu takes `p` (params.hpp): plain 1- and 2-byte elements, one run dim under
+// kNarrow2dMinBytes (narrow2d's least) beside the other, of at least that, in one tensor, and a
+// tile of at least kThin2dMinTileBytes: flat output (returns 1) where the output's dim 0 is short
+// and its dim 1 is input dim 0, flat input (2) where input dim 0 is short and input dim 1 is the
+// output's dim 0; else 0.
+int thin2d_takes(const Problem& p);
+// Its tile's extents of input dim 0 and of dim perm[0] for the mode thin2d_takes returned: the
+// short dim whole, and equal rows of the long one of at most kThin2dTileBytes / s bytes
+// (kThin2dLargeTileBytes from kThin2dLargeMinBytes; s: the short dim's extent) in multiples of
+// 128 from 128 to kThin2dMaxRowBytes, or the whole dim.
+std::pair<int64_t, int64_t> thin2d_tile(const Problem& p, int mode);
+// The shared memory of a thin tile's block (its stretch with thin_skew words after every 32).
+int thin2d_smem_bytes(const Narrow2dParams& np, int elem_size);
+// The skew of a thin tile's stretch for the short dim's extent `s` and mode `thin` (1, 2): the
+// fewest words after every 32 that leave at most two-way bank conflicts where lanes store (flat
+// output) or load (flat input) elements s apart, for 1- and 2-byte elements alike
+// (tests/gpu/thin2d_gpu_test.cpp counts them).
+int thin2d_skew(int thin, int s);
+// thin2d's candidate carries the prediction of the narrow tile it stands for (the best narrow
+// candidate's) times this factor, and ranks first wherever it is a candidate (enumerate_choices,
+// best_choice): on the H200 it ran 101 of 102 such problems 1.01-2.97x faster than the plans
+// before it, and one at 0.99x (session 30, docs/perf/thin-h200.md).
+inline constexpr double kThin2dFactor = 0.7;
 // Makes a Tiled choice with one-dim runs narrow2d.cu's (wide2d.cu's where c->wide2d): its tile
 // (in_run x out_run), threads and grid, ranked at kNarrow2dFactor of its prediction (wide2d:
 // c->factor, set by the caller). Both take their block, Narrow2dParams, from build_narrow2d.

@@ -55,6 +55,10 @@ xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* i
 // Narrow 2D tiles (elements of `elem_size` 1 or 2 bytes; any pointers): enqueue only.
 xpose_status_t launch_narrow2d(const Narrow2dParams& p, int elem_size, const void* in, void* out,
                                void* stream, unsigned grid);
+// Thin 2D tiles (plain elements of `elem_size` 1 or 2 bytes; any pointers; p.thin 1 or 2) with
+// `smem_bytes` of dynamic shared memory (thin2d_smem_bytes): enqueue only.
+xpose_status_t launch_thin2d(const Narrow2dParams& p, int elem_size, const void* in, void* out,
+                             void* stream, unsigned grid, unsigned smem_bytes);
 // Wide 2D tiles (plain elements of 2^log2_elem = 4, 8 or 16 bytes moved in pieces of
 // 2^log2_piece, the widest both pointers allow): enqueue only.
 xpose_status_t launch_wide2d(const Narrow2dParams& p, int log2_elem, int log2_piece,

@@ -202,9 +202,11 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     EXPECT_EQ(c[0].narrow, es <= 2) << summarize(p, c[0]);
     if (c[0].narrow2d) {  // 2D tiles: a block per tile, no shared-memory opt-in (wide2d: static)
       const int out_bytes = es == 1 ? narrow2d_out_bytes(c[0].out_run) : kNarrow2dOutBytes;
-      EXPECT_EQ(spec.smem_bytes, c[0].wide2d ? 0u
-                                             : unsigned(narrow2d_smem_bytes(
-                                                   int(es), out_bytes, spec.narrow2d.sector)));
+      EXPECT_EQ(spec.smem_bytes,
+                c[0].wide2d ? 0u
+                : c[0].thin ? unsigned(thin2d_smem_bytes(spec.narrow2d, int(es)))
+                            : unsigned(narrow2d_smem_bytes(int(es), out_bytes,
+                                                           spec.narrow2d.sector)));
       EXPECT_LE(spec.smem_bytes, 48u << 10);
       // A block a tile; past 2^31 - 1 tiles the blocks loop over them.
       EXPECT_EQ(int64_t{spec.choice.grid},
@@ -334,12 +336,12 @@ TEST(CudaPlanner, NarrowOneDimRunsTakeNarrow2d) {
     ASSERT_FALSE(c.empty());
     for (const Choice& x : c) EXPECT_FALSE(x.narrow2d) << summarize(p, x);
   }
-  // Runs of fewer than 64 bytes: no narrow2d candidate.
+  // Runs of fewer than 64 bytes: no narrow2d candidate (thin2d.cu's tile instead).
   for (const Problem& p : {problem({1000, 40}, {1, 0}, 1), problem({20, 5000}, {1, 0}, 2),
                            problem({1000, 31}, {1, 0}, 2)}) {
     std::vector<Choice> c;
     enumerate_choices(p, dev, nullptr, &c);
-    for (const Choice& x : c) EXPECT_FALSE(x.narrow2d) << summarize(p, x);
+    for (const Choice& x : c) EXPECT_FALSE(x.narrow2d && !x.thin) << summarize(p, x);
   }
 }
 

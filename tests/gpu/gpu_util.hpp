@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xpose/xpose.h"
@@ -121,6 +122,33 @@ std::vector<uint8_t> launch_on(DeviceBuffers& bufs, const std::vector<uint8_t>& 
     return {};
   }
   return got;
+}
+
+// Case `c` (es-byte elements, `layout`) on random bytes, launched by launch(a, b, in, out) at each
+// pair of byte offsets (a, b) of `offsets` (launch_on), against the reference: the number of
+// launches, or -1 at the first whose output differed (a failure naming `what` and the offsets).
+template <class Launch>
+int launches_match(DeviceBuffers& bufs, std::mt19937_64& rng, const Case& c, size_t es,
+                   xpose_layout_t layout, const std::vector<std::pair<size_t, size_t>>& offsets,
+                   const std::string& what, Launch launch) {
+  const int rank = static_cast<int>(c.ext.size());
+  size_t bytes = es;
+  for (const int64_t e : c.ext) bytes *= static_cast<size_t>(e);
+  const std::vector<uint8_t> in = random_bytes(rng, bytes);
+  std::vector<uint8_t> want(bytes + kGuard, kPoison);
+  reference(rank, c.ext.data(), c.perm.data(), es, layout, in.data(), want.data());
+  int runs = 0;
+  for (auto [a, b] : offsets) {
+    const auto got = launch_on(bufs, in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+      return launch(a, b, src, dst);
+    });
+    if (got != want) {
+      ADD_FAILURE() << what << " offsets " << a << "/" << b;
+      return -1;
+    }
+    ++runs;
+  }
+  return runs;
 }
 
 // Plans (forced when `schema`), runs at the given byte offsets on `bufs`, and compares against
