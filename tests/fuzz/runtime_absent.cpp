@@ -45,6 +45,11 @@ xpose_status_t launch_wide2d(const Narrow2dParams&, int, int, const void*, void*
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
 
+xpose_status_t launch_thin2d(const Narrow2dParams&, int, const void*, void*, void*, unsigned,
+                             unsigned) {
+  return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
+}
+
 xpose_status_t launch_direct(const DirectParams&, int, int, const void*, void*, void*, unsigned) {
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
