@@ -199,6 +199,17 @@ int64_t thin2d_row_bytes(int64_t s, int64_t bytes) {
   return std::clamp<int64_t>(tile / s / 128 * 128, 128, kThin2dMaxRowBytes);
 }
 
+// Flat input: the words of an output run of `row` bytes at any shift, and the pieces a warp
+// each that the s runs of a tile go in (Narrow2dParams).
+void build_thin_runs(int64_t s, int64_t row, Narrow2dParams* np) {
+  constexpr int64_t warps = kThin2dThreads / 32;
+  np->thin_words = static_cast<int32_t>((row + 6) / 4);
+  np->thin_parts_log = 0;
+  while ((s << (np->thin_parts_log + 1)) <= warps) ++np->thin_parts_log;
+  const int64_t parts = int64_t{1} << np->thin_parts_log;
+  np->thin_part_words = static_cast<int32_t>((ceil_div(np->thin_words, parts) + 31) / 32 * 32);
+}
+
 }  // namespace
 
 int thin2d_takes(const Problem& p) {
@@ -309,7 +320,7 @@ void build_narrow2d(const Problem& p, const Choice& c, Narrow2dParams* np) {
     if (np->thin == 1)
       np->thin_load = FastDiv32::make(static_cast<uint32_t>((row + 30) / 16));
     else
-      np->thin_words = static_cast<int32_t>((row + 6) / 4);
+      build_thin_runs(s, row, np);
     return;
   }
   // Chains (params.hpp): the tile holds the output runs' dim whole and the output's next dim is

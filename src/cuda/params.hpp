@@ -314,11 +314,15 @@ struct Narrow2dParams {
   int64_t chain_delta = 0;
   // Thin tiles (thin2d.cu): 0 none, 1 flat output, 2 flat input (above). thin_skew: words after
   // every 32 of the stretch in shared memory (narrow_plan.cpp thin2d_skew). thin_words (flat
-  // input): the aligned words that cover an output run at any shift. thin_load (flat output): a
-  // division by the aligned 16-byte chunks that cover an input row at any shift.
+  // input): the aligned words that cover an output run at any shift, in 2^thin_parts_log pieces
+  // of thin_part_words (multiples of 32), a warp each, so that runs fewer than the warps keep
+  // them busy. thin_load (flat output): a division by the aligned 16-byte chunks that cover an
+  // input row at any shift.
   int32_t thin = 0;
   int32_t thin_skew = 0;
   int32_t thin_words = 0;
+  int32_t thin_parts_log = 0;
+  int32_t thin_part_words = 0;
   FastDiv32 thin_load;
   ElemOp op;  // typed problems (in_type BYTES: a plain move of elements of elem_size bytes)
   GridDim grid[kMaxGridDims];

@@ -150,11 +150,8 @@ __global__ void __launch_bounds__(kThin2dThreads)
   const int s = p.ti;  // output runs: the short dim, whole
   const uint8_t* in_end = in + p.in_bytes;
   const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
-  // A run's words in 2^log_parts pieces (a warp each), so that runs fewer than the warps keep
-  // them busy.
-  int log_parts = 0;
-  while ((s << (log_parts + 1)) <= kWarps) ++log_parts;
-  const int part_words = (((p.thin_words + (1 << log_parts) - 1) >> log_parts) + 31) & ~31;
+  // A run's words in 2^log_parts pieces of part_words, a warp each (Narrow2dParams).
+  const int log_parts = p.thin_parts_log, part_words = p.thin_part_words;
   for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
     const TileBase b = walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_tiles,
                                  static_cast<uint64_t>(tile));
