@@ -402,10 +402,10 @@ TEST(RegressionModel, FeaturesOfRandomProblems) {
       const CostTerms& t = c.terms;
       SCOPED_TRACE(p.to_string() + ": " + summarize(p, c));
       EXPECT_EQ(c.model, nullptr);
-      // The planner may nudge a variant's rank (the banded walk: +0.1 %), and ranks narrow2d.cu's
-      // and wide2d.cu's tiles at their factors (kNarrow2dFactor, kWide2dL2Factor or
-      // kWide2dFactor), nothing more; the L2 band scales it by a factor of its own.
-      EXPECT_EQ(c.factor != 1.0, c.narrow2d);
+      // The planner may nudge a variant's rank (the banded walk: +0.1 %), and ranks narrow2d.cu's,
+      // wide2d.cu's and cells.cu's tiles at their factors (kNarrow2dFactor, kWide2dL2Factor or
+      // kWide2dFactor, kCellFactor), nothing more; the L2 band scales it by a factor of its own.
+      EXPECT_EQ(c.factor != 1.0, c.narrow2d || c.cells);
       const double want = t.analytic_s * t.l2_factor * c.factor;
       EXPECT_NEAR(c.predicted, want, 0.01 * want);
       for (const double inv : {t.inv_eff_r, t.inv_eff_w, t.inv_mwp, t.inv_balance, t.inv_fill})

@@ -70,6 +70,8 @@ xpose_status_t launch_spec(const KernelSpec& s, int device, const void* in, void
   if (wide2d(s))
     return launch_wide2d(s.narrow2d, s.log2_elem, width(0, std::max(2, s.log2_elem)), in, out,
                          stream, s.choice.grid);
+  if (s.choice.cells)
+    return launch_cells(s.cells, 1 << s.log2_elem, in, out, stream, s.choice.grid);
   if (s.choice.narrow2d && s.choice.thin)
     return launch_thin2d(s.narrow2d, 1 << s.log2_elem, in, out, stream, s.choice.grid,
                          s.smem_bytes);
@@ -98,6 +100,7 @@ static_assert(offsetof(NarrowParams, grid) + sizeof(NarrowParams::grid) ==
               sizeof(NarrowParams));
 static_assert(offsetof(Narrow2dParams, grid) + sizeof(Narrow2dParams::grid) ==
               sizeof(Narrow2dParams));
+static_assert(offsetof(CellParams, grid) + sizeof(CellParams::grid) == sizeof(CellParams));
 static_assert(offsetof(DirectParams, dim) + sizeof(DirectParams::dim) == sizeof(DirectParams));
 
 static_assert(offsetof(GeneralParams, dim) + sizeof(GeneralParams::dim) ==
@@ -107,6 +110,7 @@ size_t kept_size(const KernelSpec& s) {
   if (is_general(s)) return offsetof(GeneralParams, dim) + s.general.n_dims * sizeof(GeneralDim);
   if (is_direct(s)) return offsetof(DirectParams, dim) + s.direct.n_dims * sizeof(DirectDim);
   if (is_rows(s)) return offsetof(RowParams, dim) + s.rows.n_dims * sizeof(RowDim);
+  if (s.choice.cells) return offsetof(CellParams, grid) + s.cells.n_grid * sizeof(GridDim);
   if (s.choice.narrow2d)
     return offsetof(Narrow2dParams, grid) + s.narrow2d.n_grid * sizeof(GridDim);
   if (s.choice.narrow) return offsetof(NarrowParams, grid) + s.narrow.n_grid * sizeof(GridDim);
@@ -120,6 +124,7 @@ auto* block_of(Spec& s) {
   if (is_general(s)) return static_cast<Block*>(&s.general);
   if (is_direct(s)) return static_cast<Block*>(&s.direct);
   if (is_rows(s)) return static_cast<Block*>(&s.rows);
+  if (s.choice.cells) return static_cast<Block*>(&s.cells);
   if (s.choice.narrow2d) return static_cast<Block*>(&s.narrow2d);
   if (s.choice.narrow) return static_cast<Block*>(&s.narrow);
   return static_cast<Block*>(&s.tiled);
@@ -230,6 +235,8 @@ class CudaPlan final : public BackendPlan {
       s.direct = DirectParams{};
     else if (is_rows(v.choice.schema))
       s.rows = RowParams{};
+    else if (v.choice.cells)
+      s.cells = CellParams{};
     else if (v.choice.narrow2d)
       s.narrow2d = Narrow2dParams{};
     else if (v.choice.narrow)
@@ -321,7 +328,8 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
                          std::vector<double>* measured_out) {
   const auto keep = [&](const Choice& c) {
     build_spec(q, c, &v->spec);
-    // Row and direct kernels choose their width at execute time; the narrow kernel takes any
+    // Row and direct kernels choose their width at execute time; the narrow kernels (narrow.cu
+    // and those whose choices carry its tile's prediction: narrow2d, thin2d, cells) take any
     // pointers.
     const bool tile = !(is_rows(v->spec) || is_direct(v->spec) || c.narrow);
     v->align = tile ? align : 1;

@@ -194,6 +194,7 @@ double ClassModel::z(const BaseFeatures& features) const {
 }
 
 int narrow_class(const Choice& c) {
+  if (c.cells) return model_class(c.schema) + 20;
   if (c.thin) return model_class(c.schema) + 15;
   return model_class(c.schema) + (c.narrow2d ? 5 : 0) + (c.wide2d ? 5 : 0);
 }

@@ -112,8 +112,8 @@ constexpr int kMaxTreeDepth = 10;
 constexpr int kNarrowFeatures = kBaseFeatures + 5;
 using NarrowFeatures = std::array<double, kNarrowFeatures>;
 // model_class, plus 5 for narrow2d.cu's tile and 5 more for wide2d.cu's packed one: 0..14; plus
-// 15 for thin2d.cu's tile (15..19), which no model ranks (planner.hpp kThin2dFactor) but whose
-// samples calibrate keeps apart.
+// 15 for thin2d.cu's tile (15..19) and 20 for cells.cu's (20..24), which no model ranks
+// (planner.hpp kThin2dFactor, kCellFactor) but whose samples calibrate keeps apart.
 int narrow_class(const Choice& c);
 NarrowFeatures narrow_features(const Choice& c);
 // The same from a candidate's base features, narrow class, runs and blocked extents.

@@ -328,6 +328,50 @@ struct Narrow2dParams {
   GridDim grid[kMaxGridDims];
 };
 
+// Cells (cells.cu): plain 1- and 2-byte problems whose first k >= 2 input dims are the
+// output's first k dims in another order (a closed prefix: (16, 16, 16, 16, 256) perm (1, 0, 3,
+// 2, 4), batched small matrices). A cell, those k dims whole, is one contiguous stretch of
+// either tensor, so the problem is a permutation of cells, each transposed inside (its local
+// permutation). A tile is up to kCellTileBytes of cells consecutive in the output; a block loads
+// each cell in aligned 16-byte pieces (realigned to its first byte in registers) into a slot
+// per cell, then writes the tile's output stretch a 4-byte word a thread, each element gathered
+// from its cell's slot through a table of shared offsets (element j of a cell's output order ->
+// its byte in the slot) that each block builds once. Slots carry 4 bytes after
+// every 2^pad_log bytes (0: none) against bank conflicts of the gathers (cell_plan.cpp
+// cell_pad_log counts them). Cells of kCellMinBytes to kCellMaxBytes bytes and at most
+// kCellMaxElems elements (the table's u16 entries): on the H200, cells of 16-64 bytes ran 1.35x
+// faster than the narrow kernel's tiles (0.85-2.2x), 64 B - 8 KB 1.3-1.65x, and cells over 8 KB
+// 1.01x (0.63-2.2x, losing where the narrow tiles had long runs), so those keep the narrow
+// kernel (session 31, docs/perf/cells-h200.md). kCellBlocksPerSm: 5 blocks of 48 registers ran
+// 1.03x faster than 4 of 63 (more loads in flight: a block's loads and writes alternate).
+inline constexpr int kCellThreads = 256;
+inline constexpr int kCellTileBytes = 16384;
+inline constexpr int kCellMinBytes = 16;
+inline constexpr int kCellMaxBytes = 8192;
+inline constexpr int kCellMaxElems = 8192;
+inline constexpr int kMaxCellDims = 8;
+inline constexpr int kCellBlocksPerSm = 5;
+
+struct CellParams {
+  int32_t n_local = 0;                 // dims of a cell, in the output's order
+  FastDiv32 local_ext[kMaxCellDims];   // extent of the cell's output dim i
+  int32_t local_stride[kMaxCellDims];  // its stride in the cell's input order (elements)
+  int32_t cell_elems = 0, cell_bytes = 0;
+  int32_t pad_log = 0;      // 4 bytes after every 2^pad_log bytes of a slot (>= 4), 0: none
+  int32_t slot_bytes = 0;   // shared bytes a cell's slot takes (a multiple of 16)
+  int32_t table_bytes = 0;  // shared bytes of the offset table (a multiple of 16)
+  int32_t cells_per_tile = 0;
+  FastDiv32 pieces;         // 16-byte pieces of a cell at any shift: ceil(cell_bytes / 16)
+  FastDiv32 cells;          // cell_bytes
+  int64_t num_cells = 0, num_tiles = 0;
+  int64_t in_bytes = 0;     // the input's size: loads never leave it
+  // The walk over cells in the output's order (tile_walk.cuh, a tile per cell: the output's
+  // dims after the cell's; steps in elements).
+  int32_t slot_tile[2] = {1, 1};
+  int32_t n_grid = 0;
+  GridDim grid[kMaxGridDims];
+};
+
 // Direct: one thread per output element, its input offset decoded from its index over the
 // output's dims (direct.cu). For tensors up to ~1 MB, where a tile kernel's per-block setup,
 // barriers and pipeline were most of its time (docs/perf/middle-h100.md). 32-bit offsets.
@@ -422,5 +466,12 @@ static_assert(sizeof(RowParams) < 4000, "kernel parameters must stay under 4 KB"
 static_assert(sizeof(NarrowParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(DirectParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(GeneralParams) < 4000, "kernel parameters must stay under 4 KB");
+// Dynamic shared memory of cells.cu's blocks: the offset table, two buffers of the cells' input
+// offsets, the slots.
+inline int cell_smem_bytes(const CellParams& p) {
+  return p.table_bytes + ((16 * p.cells_per_tile + 15) & ~15) + p.cells_per_tile * p.slot_bytes;
+}
+
+static_assert(sizeof(CellParams) < 4000, "kernel parameters must stay under 4 KB");
 
 }  // namespace xpose::detail

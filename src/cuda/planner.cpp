@@ -195,6 +195,16 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     sink(w);
     ++count;
   }
+  // cells.cu's tiles (a closed prefix of dims: cell_dims), ranked first (planner.hpp).
+  if (have_narrow && !forced_in && !forced_out && !last_resort && cell_dims(p) &&
+      allowed(req, Schema::Tiled)) {
+    Choice w = best_narrow;  // its prediction and cost terms
+    w.schema = Schema::Tiled;
+    w.a = w.c = 0;
+    make_cells(p, dev, &w);
+    sink(w);
+    ++count;
+  }
   if (have_two_d) {
     make_narrow2d(p, dev, &two_d);
     sink(two_d);
@@ -333,12 +343,14 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   const Geometry g = geometry(p);
   const auto push = [out](const Choice& c) { out->push_back(c); };
   for_each_choice(g, dev, req, push);
-  // thin2d's tile, where it is a candidate, ranks first (planner.hpp kThin2dFactor), outside the
-  // models' rankings (then the direct kernel's rule below).
-  const auto thin = std::find_if(out->begin(), out->end(), [](const Choice& c) { return c.thin; });
+  // thin2d's tile or the cells' candidate, where there is one, ranks first (planner.hpp
+  // kThin2dFactor, kCellFactor), outside the models' rankings (then the direct kernel's rule).
+  auto lead = std::find_if(out->begin(), out->end(), [](const Choice& c) { return c.cells; });
+  if (lead == out->end())
+    lead = std::find_if(out->begin(), out->end(), [](const Choice& c) { return c.thin; });
   Choice first;
-  const bool have_thin = thin != out->end();
-  if (have_thin) first = *thin, out->erase(thin);
+  const bool have_lead = lead != out->end();
+  if (have_lead) first = *lead, out->erase(lead);
   if (model) {
     rank_by_regression(*model, out);
   } else {
@@ -348,7 +360,7 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
     if (const Regression* narrow = narrow_model(p, dev, use_regression))
       rank_narrow(*narrow, out);
   }
-  if (have_thin) out->insert(out->begin(), first);
+  if (have_lead) out->insert(out->begin(), first);
   if (p.is_copy()) return;
   // Tensors up to ~1 MB: the direct kernel, whatever a model fitted on larger ones says (larger
   // non-plain ones rank it by its prediction).
@@ -379,10 +391,11 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
   }
   const Regression* model = ranking_model(p, dev, use_regression);
   const Regression* narrow = model ? nullptr : narrow_model(p, dev, use_regression);
-  if (thin2d_takes(p)) {  // thin2d's tile, where it is a candidate: enumerate_choices' first
+  // The cells' candidate or thin2d's tile, where there is one: enumerate_choices' first.
+  if (cell_dims(p) || thin2d_takes(p)) {
     bool found = false;
     const auto keep = [&](Choice& c) {
-      if (c.thin) *best = c, found = true;
+      if (c.cells || (c.thin && !found)) *best = c, found = true;
     };
     for_each_choice(geometry(p), dev, req, keep);
     if (found) return true;
@@ -693,6 +706,10 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
   } else if (is_rows(c.schema)) {
     spec->rows = RowParams{};  // the union's member in use from here on
     build_rows(p, &spec->rows);
+  } else if (c.cells) {
+    spec->cells = CellParams{};
+    build_cells(p, c, &spec->cells);
+    spec->smem_bytes = static_cast<unsigned>(cell_smem_bytes(spec->cells));
   } else if (c.narrow2d) {
     spec->narrow2d = Narrow2dParams{};
     build_narrow2d(p, c, &spec->narrow2d);
@@ -744,7 +761,8 @@ std::string summarize(const Problem& p, const Choice& c) {
   } else {
     s += " in=" + std::to_string(c.in_run) + " out=" + std::to_string(c.out_run) +
          " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads) +
-         (c.narrow2d ? std::string(c.wide2d ? " wide2d" : c.thin ? " thin2d" : " narrow2d")
+         (c.cells ? std::string(" cells")
+          : c.narrow2d ? std::string(c.wide2d ? " wide2d" : c.thin ? " thin2d" : " narrow2d")
           : c.narrow ? std::string(" narrow")
                      : " S=" + std::to_string(c.stages));
     if (c.band > 0) s += " band=" + std::to_string(c.band);

@@ -59,6 +59,7 @@ struct Choice {
   bool narrow2d = false;
   bool wide2d = false;   // ... and that tile wide2d.cu's (narrow2d set too; Narrow2dParams)
   int thin = 0;  // ... or thin2d.cu's, its mode (1, 2: thin2d_takes; narrow2d set too)
+  bool cells = false;  // Tiled: cells.cu's tiles of cells (cell_dims; CellParams)
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
@@ -106,6 +107,7 @@ struct KernelSpec {
     RowParams rows;       // Copy, Rows
     NarrowParams narrow;  // tiled kernels of choice.narrow
     Narrow2dParams narrow2d;  // choice.narrow2d
+    CellParams cells;     // choice.cells
     DirectParams direct;  // Direct
     GeneralParams general;  // Direct of choice.general
   };
@@ -183,6 +185,26 @@ int thin2d_skew(int thin, int s);
 // best_choice): on the H200 it ran 101 of 102 such problems 1.01-2.97x faster than the plans
 // before it, and one at 0.99x (session 30, docs/perf/thin-h200.md).
 inline constexpr double kThin2dFactor = 0.7;
+// Cells (cells.cu, params.hpp CellParams): the dims of a cell of `p`, the fewest k >= 2 such
+// that input dims 0..k-1 are output dims 0..k-1 and hold at least kCellMinBytes (0 when there is
+// none, or when that cell holds more than kCellMaxBytes or kCellMaxElems, or `p` is not a
+// plain problem of 1- or 2-byte elements).
+int cell_dims(const Problem& p);
+// Makes `c` (a narrow candidate's prediction and terms) the cells' candidate of `p`, ranked at
+// kCellFactor of that prediction, and first wherever it is one (enumerate_choices,
+// best_choice). Its block: build_cells (params.hpp cell_smem_bytes: its shared memory).
+void make_cells(const Problem& p, const DeviceInfo& dev, Choice* c);
+void build_cells(const Problem& p, const Choice& c, CellParams* cp);
+// Shared-memory wavefronts of a cell's loads and writes in cells.cu (a sample of each phase's
+// warp accesses, scaled to the cell) with 4 bytes of padding after every 2^pad_log bytes of a
+// slot (0: none); cell_pad_log: the padding with the fewest (none, or pad_log 5..9).
+int64_t cell_wavefronts(const CellParams& cp, int es, int pad_log);
+int cell_pad_log(const CellParams& cp, int es);
+// The cells' candidate carries the best narrow candidate's prediction times this factor (no
+// model was fitted on cells.cu) and ranks first wherever it exists: 1.53x faster by geometric
+// mean on 122 such problems, 0.83x at worst (session 31, docs/perf/cells-h200.md).
+inline constexpr double kCellFactor = 0.7;
+
 // Makes a Tiled choice with one-dim runs narrow2d.cu's (wide2d.cu's where c->wide2d): its tile
 // (in_run x out_run), threads and grid, ranked at kNarrow2dFactor of its prediction (wide2d:
 // c->factor, set by the caller). Both take their block, Narrow2dParams, from build_narrow2d.

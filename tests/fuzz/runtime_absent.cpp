@@ -50,6 +50,10 @@ xpose_status_t launch_thin2d(const Narrow2dParams&, int, const void*, void*, voi
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
 
+xpose_status_t launch_cells(const CellParams&, int, const void*, void*, void*, unsigned) {
+  return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
+}
+
 xpose_status_t launch_direct(const DirectParams&, int, int, const void*, void*, void*, unsigned) {
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }

@@ -199,6 +199,14 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     }
     EXPECT_TRUE(p.bytes() > direct_max_bytes() || p.volume > direct_max_elems())
         << summarize(p, c[0]);
+    if (c[0].cells) {  // tiles of cells: within 48 KB (no opt-in), blocks looping over tiles
+      EXPECT_LE(es, 2u);
+      EXPECT_EQ(spec.smem_bytes, unsigned(cell_smem_bytes(spec.cells)));
+      EXPECT_LE(spec.smem_bytes, 48u << 10);
+      EXPECT_GE(spec.choice.grid, 1u);
+      EXPECT_LE(int64_t{spec.choice.grid}, spec.cells.num_tiles);
+      continue;
+    }
     EXPECT_EQ(c[0].narrow, es <= 2) << summarize(p, c[0]);
     if (c[0].narrow2d) {  // 2D tiles: a block per tile, no shared-memory opt-in (wide2d: static)
       const int out_bytes = es == 1 ? narrow2d_out_bytes(c[0].out_run) : kNarrow2dOutBytes;

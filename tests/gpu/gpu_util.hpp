@@ -197,4 +197,21 @@ inline xpose_status_t check_case(DeviceBuffers& bufs, std::mt19937_64& rng, int 
   return XPOSE_SUCCESS;
 }
 
+// A random problem of a kernel's class (ext, perm: column-major, at most 16 MB - 64 bytes, else
+// skipped) through the public API at pointer offsets 0-3 (check_case): `taken` counts those
+// whose plan names `kernel`. Asserts; callers return on HasFailure().
+inline void check_random_case(DeviceBuffers& bufs, std::mt19937_64& rng,
+                              const std::vector<int64_t>& ext, const std::vector<int>& perm,
+                              size_t es, const char* kernel, int* taken) {
+  int64_t vol = 1;
+  for (const int64_t e : ext) vol *= e;
+  if (vol * static_cast<int64_t>(es) > (int64_t{1} << 24) - 64) return;
+  std::string plan;
+  ASSERT_EQ(check_case(bufs, rng, static_cast<int>(ext.size()), ext.data(), perm.data(), es,
+                       XPOSE_COL_MAJOR, nullptr, rng() % 4, rng() % 4, &plan),
+            XPOSE_SUCCESS)
+      << xpose_last_error();
+  *taken += plan.find(kernel) != std::string::npos;
+}
+
 }  // namespace xpose_test

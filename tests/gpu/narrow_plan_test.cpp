@@ -174,7 +174,7 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
     enumerate_choices(p, dev, nullptr, &choices);
     // Halo rows (every quad candidate's block): only where their rows and shared memory allow.
     for (const Choice& c : choices) {
-      if (!c.narrow || c.narrow2d) continue;
+      if (!c.narrow || c.narrow2d || c.cells) continue;
       KernelSpec spec;
       build_spec(p, c, &spec);
       const NarrowParams& np = spec.narrow;
@@ -185,7 +185,7 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
     }
     for (size_t i = 0; i < choices.size() && i < 3; ++i) {
       const Choice& c = choices[(i * 7) % choices.size()];
-      if (!c.narrow || c.narrow2d) continue;  // narrow2d.cu's blocks: no emulation here
+      if (!c.narrow || c.narrow2d || c.cells) continue;  // narrow2d.cu's blocks: no emulation here
       KernelSpec spec;
       build_spec(p, c, &spec);
       ++narrow;

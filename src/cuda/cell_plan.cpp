@@ -1,0 +1,197 @@
+// Cells (cells.cu, params.hpp CellParams): which problems take them, their candidate and their
+// parameter block, and the slots' padding chosen by counting the bank conflicts of the kernel's
+// shared-memory accesses. Host C++ only.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/planner.hpp"
+#include "cuda/tile_shape.hpp"
+
+namespace xpose::detail {
+
+using namespace cuda_tile;
+
+namespace {
+
+int64_t cell_elems_of(const Problem& p, int k) {
+  int64_t v = 1;
+  for (int d = 0; d < k; ++d) v *= p.extent[d];
+  return v;
+}
+
+uint32_t padded(uint32_t b, int pad_log) { return pad_log ? b + ((b >> pad_log) << 2) : b; }
+
+// Shared-memory wavefronts of one warp access to bytes `at` of a slot (unpadded) with 4 bytes of
+// padding after every 2^pad_log: the most distinct 4-byte words of one bank.
+int wavefronts(const uint32_t* at, int lanes, int pad_log) {
+  uint32_t seen[32][32];
+  int n[32] = {}, most = 0;
+  for (int l = 0; l < lanes; ++l) {
+    const uint32_t w = padded(at[l], pad_log) >> 2, b = w % 32;
+    int i = 0;
+    while (i < n[b] && seen[b][i] != w) ++i;
+    if (i == n[b]) seen[b][n[b]++] = w, most = std::max(most, n[b]);
+  }
+  return most;
+}
+
+// The byte in the cell's input order of element j of its output order.
+uint32_t source_byte(const CellParams& cp, int es, uint32_t j) {
+  uint32_t at = 0;
+  for (int i = 0; i < cp.n_local; ++i) {
+    const uint32_t q = cp.local_ext[i].div(j);
+    at += (j - q * cp.local_ext[i].d) * static_cast<uint32_t>(cp.local_stride[i]);
+    j = q;
+  }
+  return at * static_cast<uint32_t>(es);
+}
+
+}  // namespace
+
+int cell_dims(const Problem& p) {
+  if (!p.plain() || p.elem_size > 2 || p.rank < 3 || p.perm[0] == 0) return 0;
+  const auto es = static_cast<int64_t>(p.elem_size);
+  int most = 0;
+  for (int k = 1; k < p.rank; ++k) {
+    most = std::max(most, p.perm[k - 1]);
+    if (most != k - 1) continue;  // output dims 0..k-1 are not input dims 0..k-1
+    const int64_t elems = cell_elems_of(p, k);
+    if (elems * es < kCellMinBytes) continue;  // a larger closed prefix may hold enough
+    if (elems > kCellMaxElems || elems * es > kCellMaxBytes || k > kMaxCellDims) return 0;
+    return k;
+  }
+  return 0;
+}
+
+namespace {
+
+// A sample of a cell's shared-memory accesses in cells.cu, as the unpadded slot bytes each lane
+// touches: at most kSampled warp steps of the writes, evenly spread over the cell (a lane a word
+// of the cell's output, each element from the slot, after its table entries: consecutive, one
+// or two wavefronts), scaled to the cell. The loads (a lane a 16-byte piece, stored whole
+// without padding, else as four words) repeat every warp step: one full step, counted.
+struct CellSample {
+  static constexpr uint32_t kSampled = 4;
+  std::vector<std::array<uint32_t, 32>> writes;
+  std::vector<int> write_lanes;
+  int64_t load_steps = 0, write_steps = 0, sampled = 0;
+  int table_wavefronts = 0;
+
+  CellSample(const CellParams& cp, int es) {
+    const auto words = static_cast<uint32_t>(cp.cell_bytes / 4);
+    table_wavefronts = es == 1 ? 2 : 1;
+    load_steps = (cp.pieces.d + 31) / 32;
+    write_steps = (words + 31) / 32;
+    sampled = std::min<int64_t>(write_steps, kSampled);
+    for (int64_t s = 0; s < sampled; ++s) {
+      const auto k0 = static_cast<uint32_t>(32 * (s * write_steps / sampled));
+      const int lanes = static_cast<int>(std::min<uint32_t>(32, words - k0));
+      for (int e = 0; e < 4 / es; ++e) {
+        std::array<uint32_t, 32> at{};
+        for (int l = 0; l < lanes; ++l) at[l] = source_byte(cp, es, (4 * (k0 + l)) / es + e);
+        writes.push_back(at);
+        write_lanes.push_back(lanes);
+      }
+    }
+  }
+
+  int64_t loads_with(int pad_log) const {
+    if (pad_log == 0) return 4 * load_steps;  // 16 bytes a lane: a wavefront per 8 lanes
+    int64_t step = 0;
+    std::array<uint32_t, 32> at;
+    for (uint32_t m = 0; m < 4; ++m) {
+      for (uint32_t l = 0; l < 32; ++l) at[l] = padded(16 * l, pad_log) + 4 * m;
+      step += wavefronts(at.data(), 32, 0);
+    }
+    return step * load_steps;
+  }
+
+  int64_t writes_with(int pad_log) const {
+    int64_t w = table_wavefronts * sampled;
+    for (size_t i = 0; i < writes.size(); ++i)
+      w += wavefronts(writes[i].data(), write_lanes[i], pad_log);
+    return sampled ? w * write_steps / sampled : 0;
+  }
+
+  // The fewest the writes can take: a wavefront an element access, and the table's.
+  int64_t least_writes() const {
+    const int64_t w = table_wavefronts * sampled + static_cast<int64_t>(writes.size());
+    return sampled ? w * write_steps / sampled : 0;
+  }
+};
+
+}  // namespace
+
+int64_t cell_wavefronts(const CellParams& cp, int es, int pad_log) {
+  const CellSample sample(cp, es);
+  return sample.loads_with(pad_log) + sample.writes_with(pad_log);
+}
+
+int cell_pad_log(const CellParams& cp, int es) {
+  const CellSample sample(cp, es);
+  const int64_t plain = sample.writes_with(0);
+  // Writes within half again of conflict-free: no padding (the loads' stores stay whole).
+  if (2 * plain <= 3 * sample.least_writes()) return 0;
+  int best = 0;
+  int64_t least = sample.loads_with(0) + plain;
+  for (int pad_log = 5; pad_log <= 9; ++pad_log) {
+    if ((int64_t{1} << pad_log) >= cp.cell_bytes) break;
+    const int64_t w = sample.loads_with(pad_log) + sample.writes_with(pad_log);
+    if (w < least) least = w, best = pad_log;
+  }
+  return best;
+}
+
+void make_cells(const Problem& p, const DeviceInfo& dev, Choice* c) {
+  const int k = cell_dims(p);
+  const int64_t elems = cell_elems_of(p, k);
+  const int64_t nb = std::clamp<int64_t>(kCellTileBytes / (elems * p.elem_size), 1, kCellThreads);
+  c->cells = true;
+  c->factor = kCellFactor;
+  c->predicted *= c->factor;
+  c->threads = kCellThreads;
+  c->in_run = c->out_run = elems;
+  c->tile_volume = nb * elems;
+  c->num_tiles = ceil_div(p.volume / elems, nb);
+  c->grid = static_cast<unsigned>(
+      std::min<int64_t>(c->num_tiles, static_cast<int64_t>(kCellBlocksPerSm) * dev.sms));
+}
+
+void build_cells(const Problem& p, const Choice& c, CellParams* cp) {
+  const Geometry g = geometry(p);
+  const int k = cell_dims(p);
+  const int es = g.esize;
+  cp->n_local = k;
+  for (int i = 0; i < k; ++i) {
+    const int d = p.perm[i];
+    cp->local_ext[i] = FastDiv32::make(static_cast<uint32_t>(p.extent[d]));
+    cp->local_stride[i] = static_cast<int32_t>(cell_elems_of(p, d));
+  }
+  cp->cell_elems = static_cast<int32_t>(c.in_run);
+  cp->cell_bytes = cp->cell_elems * es;
+  cp->cells_per_tile = static_cast<int32_t>(c.tile_volume / c.in_run);
+  cp->pieces = FastDiv32::make(static_cast<uint32_t>(ceil_div(cp->cell_bytes, 16)));
+  cp->num_cells = p.volume / c.in_run;
+  cp->num_tiles = c.num_tiles;
+  cp->in_bytes = p.bytes();
+  cp->cells = FastDiv32::make(static_cast<uint32_t>(cp->cell_bytes));
+  cp->n_grid = 0;
+  for (int i = k; i < p.rank; ++i) {
+    const int d = p.perm[i];
+    GridDim& gd = cp->grid[cp->n_grid++];
+    gd.count = FastDiv64::make(static_cast<uint64_t>(p.extent[d]));
+    gd.in_step = g.s_in[d];
+    gd.out_step = g.s_out[d];
+    gd.extent = p.extent[d];
+    gd.tile = 1;
+    gd.slot = -1;
+  }
+  cp->table_bytes = static_cast<int32_t>(ceil_div(2 * cp->cell_elems, 16) * 16);
+  cp->pad_log = cell_pad_log(*cp, es);
+  const uint32_t last = 16 * cp->pieces.d - 1;  // a slot's last byte, unpadded
+  cp->slot_bytes = static_cast<int32_t>((padded(last, cp->pad_log) + 16) & ~15u);
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,221 @@
+// Cells (params.hpp CellParams): plain 1- and 2-byte problems whose first k >= 2 input dims are
+// the output's first k in another order, so that a cell (those dims whole) is one contiguous
+// stretch of either tensor and the problem is a permutation of cells, each transposed inside.
+// The narrow kernel took them as packed or packed-split tiles at 0.3-0.6 of a copy on the H200
+// ((16, 16, 16, 16, 256) perm (1, 0, 3, 2, 4) 2 B at 0.34), its tiles' runs cut at the cells'
+// edges; these tiles ran 122 such problems 1.53x faster by geometric mean (0.83-3.28x; session
+// 31, docs/perf/cells-h200.md). A block takes a tile of cells consecutive in the output, one
+// stretch of it:
+// - each cell's input offset is decoded a tile ahead (a thread a cell), and the cells are loaded
+//   a 16-byte piece a thread at each cell's own shift (two aligned loads and a funnel shift
+//   where a cell does not start on 16 bytes) into a slot per cell;
+// - the threads write the tile's stretch a 4-byte word each, every element loaded from its
+//   cell's slot at the offset that the block's table gives for its place in the cell's output
+//   order (the table, built once per block, folds in the slots' padding against bank
+//   conflicts); the partial words at the stretch's two ends are stored in pieces that hold only
+//   the tile's bytes. (A warp a cell, with tiles of cells consecutive in the input, ran cells of
+//   64-300 bytes at 0.5-0.7x of this: short scattered stretches, idle lanes.)
+// Blocks loop over tiles (grid: kCellBlocksPerSm a SM at most), so that a block builds its table
+// once for many tiles.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/bytes.cuh"
+#include "cuda/elem_types.cuh"
+#include "cuda/launch.cuh"
+#include "cuda/runtime.hpp"
+#include "cuda/tile_walk.cuh"
+
+namespace xpose::detail {
+namespace {
+
+constexpr int kInFlight = 4;  // 16-byte pieces a thread loads before storing them
+
+// Byte b of a cell in its slot: 4 bytes of padding after every 2^pad_log (pad_log 0: none).
+__device__ __forceinline__ uint32_t padded(uint32_t b, int pad_log) {
+  return pad_log ? b + ((b >> pad_log) << 2) : b;
+}
+
+// The 16 bytes at `src`, any alignment; bytes outside the input [in, in_end) read as zero
+// (they land in a slot's tail, never in a cell).
+__device__ __forceinline__ uint4 load_piece(const uint8_t* src, const uint8_t* in,
+                                            const uint8_t* in_end) {
+  const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(src) & 15);
+  const uint8_t* a = src - shift;
+  if (a >= in && a + (shift ? 32 : 16) <= in_end) {
+    const uint4 c0 = *reinterpret_cast<const uint4*>(a);
+    if (shift == 0) return c0;
+    return realign16(c0, *reinterpret_cast<const uint4*>(a + 16), shift);
+  }
+  uint4 v;
+  uint8_t* d = reinterpret_cast<uint8_t*>(&v);
+  for (int j = 0; j < 16; ++j) d[j] = src + j >= in && src + j < in_end ? src[j] : 0;
+  return v;
+}
+
+// Bytes [lo, hi) of the output word that starts at byte t of a tile's output stretch (t + lo
+// >= 0), in pieces of G bytes: byte t + m is byte b of cell q, element b / ES of the cell's
+// output order, byte b % ES of it, in the slot of cell q (from `data`) through the table. A word
+// spans at most two cells.
+template <int ES, int G>
+__device__ __forceinline__ uint32_t gather(uint32_t table, uint32_t data, const CellParams& p,
+                                           int t, int lo, int hi) {
+  const int q = static_cast<int>(p.cells.div(static_cast<uint32_t>(t + lo)));
+  const int b0 = t - q * p.cell_bytes;
+  const uint32_t slot = data + static_cast<uint32_t>(q * p.slot_bytes);
+  uint32_t v = 0;
+#pragma unroll
+  for (int m = 0; m < 4; m += G) {
+    if (m < lo || m >= hi) continue;
+    const int b = b0 + m, next = b >= p.cell_bytes;
+    const int c = b - next * p.cell_bytes;
+    const uint32_t at = load_shared<2>(table + 2 * static_cast<uint32_t>(c / ES)) + c % ES;
+    v |= load_shared<G>(slot + next * p.slot_bytes + at) << (8 * m);
+  }
+  return v;
+}
+
+// The whole word at byte b (a multiple of 4) of a cell that starts on a word: its elements'
+// table entries are one aligned 4- or 8-byte load.
+template <int ES>
+__device__ __forceinline__ uint32_t gather_aligned(uint32_t table, uint32_t slot, int b) {
+  const uint32_t t = table + 2 * static_cast<uint32_t>(b / ES);
+  if constexpr (ES == 2) {
+    uint32_t e;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(e) : "r"(t));
+    return load_shared<2>(slot + (e & 0xFFFFu)) | load_shared<2>(slot + (e >> 16)) << 16;
+  } else {
+    uint32_t e0, e1;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(e0), "=r"(e1) : "r"(t));
+    return load_shared<1>(slot + (e0 & 0xFFFFu)) | load_shared<1>(slot + (e0 >> 16)) << 8 |
+           load_shared<1>(slot + (e1 & 0xFFFFu)) << 16 | load_shared<1>(slot + (e1 >> 16)) << 24;
+  }
+}
+
+// ES-byte elements; G: the pieces the output is written in where it starts off ES bytes (G <
+// ES: a pointer off the element size).
+template <int ES, int G>
+__global__ void __launch_bounds__(kCellThreads, kCellBlocksPerSm)
+    cells_kernel(const __grid_constant__ CellParams p, const uint8_t* __restrict__ in,
+                 uint8_t* __restrict__ out) {
+  // Shared memory: the offset table, the cells' input offsets (two buffers: a tile's are
+  // decoded during the tile before it), the slots.
+  extern __shared__ uint4 smem_raw[];
+  const uint32_t table = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  int64_t* cell_at = reinterpret_cast<int64_t*>(reinterpret_cast<uint8_t*>(smem_raw) +
+                                                p.table_bytes);
+  const int nb = p.cells_per_tile;
+  const uint32_t data = table + static_cast<uint32_t>(p.table_bytes + ((16 * nb + 15) & ~15));
+  const int tid = static_cast<int>(threadIdx.x);
+  const int pad_log = p.pad_log, cell_bytes = p.cell_bytes, slot_bytes = p.slot_bytes;
+  const int ppc = static_cast<int>(p.pieces.d);
+  const uint8_t* in_end = in + p.in_bytes;
+
+  // The table: element j of a cell's output order -> its byte in the slot.
+  for (int j = tid; j < p.cell_elems; j += kCellThreads) {
+    uint32_t rest = static_cast<uint32_t>(j), at = 0;
+    for (int i = 0; i < p.n_local; ++i) {
+      const uint32_t q = p.local_ext[i].div(rest);
+      at += (rest - q * p.local_ext[i].d) * static_cast<uint32_t>(p.local_stride[i]);
+      rest = q;
+    }
+    store_shared<2>(table + 2 * static_cast<uint32_t>(j), padded(at * ES, pad_log));
+  }
+
+  // Cell c of the output's order: its offset in the input.
+  const auto decode = [&](int64_t c) {
+    return walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_cells, static_cast<uint64_t>(c)).in *
+           ES;
+  };
+  if (static_cast<int64_t>(blockIdx.x) * nb + tid < p.num_cells && tid < nb)
+    cell_at[tid] = decode(static_cast<int64_t>(blockIdx.x) * nb + tid);
+  __syncthreads();
+  int buf = 0;
+  for (int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x, buf ^= nb) {
+    const int64_t first = tile * nb;
+    const int n = static_cast<int>(min(static_cast<int64_t>(nb), p.num_cells - first));
+    const int64_t* at = cell_at + buf;
+    const int pieces = n * ppc;
+    for (int x0 = tid; x0 < pieces; x0 += kInFlight * kCellThreads) {
+      uint4 v[kInFlight];
+      uint32_t dst[kInFlight];
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        const int x = x0 + u * kCellThreads;
+        if (x >= pieces) continue;
+        const int q = static_cast<int>(p.pieces.div(static_cast<uint32_t>(x)));
+        const int c = x - q * ppc;
+        v[u] = load_piece(in + at[q] + 16 * c, in, in_end);
+        dst[u] = data + static_cast<uint32_t>(q * slot_bytes) + padded(16u * c, pad_log);
+      }
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        if (x0 + u * kCellThreads >= pieces) continue;
+        if (pad_log == 0) {
+          asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst[u]), "r"(v[u].x),
+                       "r"(v[u].y), "r"(v[u].z), "r"(v[u].w));
+        } else {  // a piece lies within one stretch between pads: four words
+          asm volatile(
+              "st.shared.u32 [%0], %1;\n st.shared.u32 [%0+4], %2;\n"
+              " st.shared.u32 [%0+8], %3;\n st.shared.u32 [%0+12], %4;\n" ::"r"(dst[u]),
+              "r"(v[u].x), "r"(v[u].y), "r"(v[u].z), "r"(v[u].w));
+        }
+      }
+    }
+    // The next tile's cells, decoded while this one's loads land.
+    const int64_t next = first + static_cast<int64_t>(gridDim.x) * nb;
+    if (tid < nb && next + tid < p.num_cells) cell_at[(buf ^ nb) + tid] = decode(next + tid);
+    __syncthreads();
+    // The tile's output: one stretch of its n cells. Thread x stores words x, x + threads, ..:
+    // word k holds the stretch's bytes 4k - a .. 4k - a + 3 (a: the stretch's shift in its first
+    // word), the partial words at its two ends in pieces that hold only the tile's bytes.
+    uint8_t* o = out + first * cell_bytes;
+    const int a = static_cast<int>(reinterpret_cast<uintptr_t>(o) & 3);
+    uint32_t* w = reinterpret_cast<uint32_t*>(o - a);
+    const int end = a + n * cell_bytes, whole = end >> 2;
+    if (a == 0 && (cell_bytes & 3) == 0) {  // every word within one cell, on its words
+#pragma unroll 4
+      for (int k = tid; k < whole; k += kCellThreads) {
+        const int q = static_cast<int>(p.cells.div(static_cast<uint32_t>(4 * k)));
+        w[k] = gather_aligned<ES>(table, data + static_cast<uint32_t>(q * slot_bytes),
+                                  4 * k - q * cell_bytes);
+      }
+    } else {
+#pragma unroll 4
+      for (int k = (a > 0) + tid; k < whole; k += kCellThreads)
+        w[k] = gather<ES, G>(table, data, p, 4 * k - a, 0, 4);
+    }
+    if (tid == 0 && a > 0) store_word_part(o - a, gather<ES, G>(table, data, p, -a, a, 4), a, 4);
+    if (tid == kCellThreads - 1 && (end & 3) != 0)
+      store_word_part(reinterpret_cast<uint8_t*>(w + whole),
+                      gather<ES, G>(table, data, p, 4 * whole - a, 0, end & 3), 0, end & 3);
+    __syncthreads();
+  }
+}
+
+template <int ES, int G>
+cudaError_t launch_one(const CellParams& p, const uint8_t* in, uint8_t* out, cudaStream_t stream,
+                       unsigned grid) {
+  return launch_kernel(&cells_kernel<ES, G>, grid, kCellThreads,
+                       static_cast<unsigned>(cell_smem_bytes(p)), stream, p, in, out);
+}
+
+}  // namespace
+
+xpose_status_t launch_cells(const CellParams& p, int elem_size, const void* in, void* out,
+                            void* stream, unsigned grid) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  cudaError_t e;
+  if (elem_size == 1)
+    e = launch_one<1, 1>(p, src, dst, s, grid);
+  else if (reinterpret_cast<uintptr_t>(out) % 2 == 0)
+    e = launch_one<2, 2>(p, src, dst, s, grid);
+  else
+    e = launch_one<2, 1>(p, src, dst, s, grid);
+  return launch_status(e, "cells");
+}
+
+}  // namespace xpose::detail
