@@ -67,32 +67,41 @@ int cell_dims(const Problem& p) {
 
 namespace {
 
-// A sample of a cell's shared-memory accesses in cells.cu, as the unpadded slot bytes each lane
-// touches: at most kSampled warp steps of the writes, evenly spread over the cell (a lane a word
-// of the cell's output, each element from the slot, after its table entries: consecutive, one
-// or two wavefronts), scaled to the cell. The loads (a lane a 16-byte piece, stored whole
-// without padding, else as four words) repeat every warp step: one full step, counted.
+// A sample of a tile's shared-memory accesses in cells.cu: at most kSampled warp steps of the
+// writes, evenly spread over a tile's output stretch (a lane a word, each element from its
+// cell's slot, after its table entries), scaled to the tile. The loads (a lane a 16-byte piece,
+// stored whole without padding, else as four words) repeat every warp step: one step, counted.
 struct CellSample {
   static constexpr uint32_t kSampled = 4;
-  std::vector<std::array<uint32_t, 32>> writes;
-  std::vector<int> write_lanes;
+  struct Access {
+    std::array<uint32_t, 32> cell, src;  // a lane's cell in the tile and byte in the cell's input
+    int lanes = 0;
+  };
+  std::vector<Access> writes;
+  uint32_t pieces = 0;  // of a cell
   int64_t load_steps = 0, write_steps = 0, sampled = 0;
   int table_wavefronts = 0;
 
   CellSample(const CellParams& cp, int es) {
-    const auto words = static_cast<uint32_t>(cp.cell_bytes / 4);
-    table_wavefronts = es == 1 ? 2 : 1;
-    load_steps = (cp.pieces.d + 31) / 32;
+    const auto cb = static_cast<uint32_t>(cp.cell_bytes);
+    const auto words = static_cast<uint32_t>(cp.cells_per_tile) * cb / 4;
+    pieces = cp.pieces.d;
+    // Cells on words: one table load a word (4 or 8 bytes a lane); else one an element.
+    table_wavefronts = cb % 4 == 0 ? (es == 1 ? 2 : 1) : 4 / es;
+    load_steps = (static_cast<int64_t>(cp.cells_per_tile) * pieces + 31) / 32;
     write_steps = (words + 31) / 32;
     sampled = std::min<int64_t>(write_steps, kSampled);
     for (int64_t s = 0; s < sampled; ++s) {
       const auto k0 = static_cast<uint32_t>(32 * (s * write_steps / sampled));
-      const int lanes = static_cast<int>(std::min<uint32_t>(32, words - k0));
-      for (int e = 0; e < 4 / es; ++e) {
-        std::array<uint32_t, 32> at{};
-        for (int l = 0; l < lanes; ++l) at[l] = source_byte(cp, es, (4 * (k0 + l)) / es + e);
-        writes.push_back(at);
-        write_lanes.push_back(lanes);
+      Access acc;
+      acc.lanes = static_cast<int>(std::min<uint32_t>(32, words - k0));
+      for (int m = 0; m < 4; m += es) {
+        for (int l = 0; l < acc.lanes; ++l) {
+          const uint32_t t = 4 * (k0 + l) + m, q = t / cb, b = t - q * cb;
+          acc.cell[l] = q;
+          acc.src[l] = source_byte(cp, es, b / es);
+        }
+        writes.push_back(acc);
       }
     }
   }
@@ -102,16 +111,20 @@ struct CellSample {
     int64_t step = 0;
     std::array<uint32_t, 32> at;
     for (uint32_t m = 0; m < 4; ++m) {
-      for (uint32_t l = 0; l < 32; ++l) at[l] = padded(16 * l, pad_log) + 4 * m;
+      for (uint32_t l = 0; l < 32; ++l) at[l] = padded(16 * (l % pieces), pad_log) + 4 * m;
       step += wavefronts(at.data(), 32, 0);
     }
     return step * load_steps;
   }
 
   int64_t writes_with(int pad_log) const {
+    const uint32_t slot = (padded(16 * pieces - 1, pad_log) + 16) & ~15u;
     int64_t w = table_wavefronts * sampled;
-    for (size_t i = 0; i < writes.size(); ++i)
-      w += wavefronts(writes[i].data(), write_lanes[i], pad_log);
+    std::array<uint32_t, 32> at;
+    for (const Access& acc : writes) {
+      for (int l = 0; l < acc.lanes; ++l) at[l] = acc.cell[l] * slot + padded(acc.src[l], pad_log);
+      w += wavefronts(at.data(), acc.lanes, 0);
+    }
     return sampled ? w * write_steps / sampled : 0;
   }
 

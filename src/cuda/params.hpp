@@ -339,14 +339,14 @@ struct Narrow2dParams {
 // its byte in the slot) that each block builds once. Slots carry 4 bytes after
 // every 2^pad_log bytes (0: none) against bank conflicts of the gathers (cell_plan.cpp
 // cell_pad_log counts them). Cells of kCellMinBytes to kCellMaxBytes bytes and at most
-// kCellMaxElems elements (the table's u16 entries): on the H200, cells of 16-64 bytes ran 1.35x
-// faster than the narrow kernel's tiles (0.85-2.2x), 64 B - 8 KB 1.3-1.65x, and cells over 8 KB
-// 1.01x (0.63-2.2x, losing where the narrow tiles had long runs), so those keep the narrow
-// kernel (session 31, docs/perf/cells-h200.md). kCellBlocksPerSm: 5 blocks of 48 registers ran
+// kCellMaxElems elements (the table's u16 entries): on the H200, cells of 32 B - 8 KB ran
+// 1.3-1.65x faster than the narrow kernel's tiles, cells of 16-31 bytes 0.96x (0.53-1.39x, 15
+// problems) and cells over 8 KB 1.01x (0.63-2.2x, losing where the narrow tiles had long runs),
+// so those keep the narrow kernel (session 31, docs/perf/cells-h200.md). kCellBlocksPerSm: 5 blocks of 48 registers ran
 // 1.03x faster than 4 of 63 (more loads in flight: a block's loads and writes alternate).
 inline constexpr int kCellThreads = 256;
 inline constexpr int kCellTileBytes = 16384;
-inline constexpr int kCellMinBytes = 16;
+inline constexpr int kCellMinBytes = 32;
 inline constexpr int kCellMaxBytes = 8192;
 inline constexpr int kCellMaxElems = 8192;
 inline constexpr int kMaxCellDims = 8;

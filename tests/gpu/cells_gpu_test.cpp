@@ -42,7 +42,7 @@ TEST(CudaCells, WhichProblemsHaveCells) {
       {{7, 510, 8, 10, 23, 32}, {1, 0, 5, 4, 3, 2}, 1, 2},
       {{3, 5, 7, 9, 1000}, {1, 0, 3, 2, 4}, 1, 4},     // 15 bytes: the next closed prefix
       {{3, 5, 1000}, {1, 0, 2}, 1, 0},                 // 15 bytes and no larger prefix
-      {{3, 5, 1000}, {1, 0, 2}, 2, 2},                 // 30 bytes
+      {{3, 5, 1000}, {1, 0, 2}, 2, 0},                 // 30 bytes: under kCellMinBytes
       {{2, 8, 1000}, {1, 0, 2}, 2, 2},                 // 32 bytes
       {{100, 100, 1000}, {1, 0, 2}, 2, 0},             // 20000 bytes: over kCellMaxBytes
       {{100, 90, 1000}, {1, 0, 2}, 1, 0},              // 9000 bytes
