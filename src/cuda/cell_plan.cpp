@@ -21,31 +21,18 @@ int64_t cell_elems_of(const Problem& p, int k) {
   return v;
 }
 
-uint32_t padded(uint32_t b, int pad_log) { return pad_log ? b + ((b >> pad_log) << 2) : b; }
-
-// Shared-memory wavefronts of one warp access to bytes `at` of a slot (unpadded) with 4 bytes of
-// padding after every 2^pad_log: the most distinct 4-byte words of one bank.
-int wavefronts(const uint32_t* at, int lanes, int pad_log) {
+// Shared-memory wavefronts of one warp access to shared bytes `at`: the most distinct 4-byte
+// words of one bank.
+int wavefronts(const uint32_t* at, int lanes) {
   uint32_t seen[32][32];
   int n[32] = {}, most = 0;
   for (int l = 0; l < lanes; ++l) {
-    const uint32_t w = padded(at[l], pad_log) >> 2, b = w % 32;
+    const uint32_t w = at[l] >> 2, b = w % 32;
     int i = 0;
     while (i < n[b] && seen[b][i] != w) ++i;
     if (i == n[b]) seen[b][n[b]++] = w, most = std::max(most, n[b]);
   }
   return most;
-}
-
-// The byte in the cell's input order of element j of its output order.
-uint32_t source_byte(const CellParams& cp, int es, uint32_t j) {
-  uint32_t at = 0;
-  for (int i = 0; i < cp.n_local; ++i) {
-    const uint32_t q = cp.local_ext[i].div(j);
-    at += (j - q * cp.local_ext[i].d) * static_cast<uint32_t>(cp.local_stride[i]);
-    j = q;
-  }
-  return at * static_cast<uint32_t>(es);
 }
 
 }  // namespace
@@ -99,7 +86,7 @@ struct CellSample {
         for (int l = 0; l < acc.lanes; ++l) {
           const uint32_t t = 4 * (k0 + l) + m, q = t / cb, b = t - q * cb;
           acc.cell[l] = q;
-          acc.src[l] = source_byte(cp, es, b / es);
+          acc.src[l] = cell_source(cp, b / es) * es;
         }
         writes.push_back(acc);
       }
@@ -111,19 +98,20 @@ struct CellSample {
     int64_t step = 0;
     std::array<uint32_t, 32> at;
     for (uint32_t m = 0; m < 4; ++m) {
-      for (uint32_t l = 0; l < 32; ++l) at[l] = padded(16 * (l % pieces), pad_log) + 4 * m;
-      step += wavefronts(at.data(), 32, 0);
+      for (uint32_t l = 0; l < 32; ++l) at[l] = cell_padded(16 * (l % pieces), pad_log) + 4 * m;
+      step += wavefronts(at.data(), 32);
     }
     return step * load_steps;
   }
 
   int64_t writes_with(int pad_log) const {
-    const uint32_t slot = (padded(16 * pieces - 1, pad_log) + 16) & ~15u;
+    const uint32_t slot = cell_slot_bytes(pieces, pad_log);
     int64_t w = table_wavefronts * sampled;
     std::array<uint32_t, 32> at;
     for (const Access& acc : writes) {
-      for (int l = 0; l < acc.lanes; ++l) at[l] = acc.cell[l] * slot + padded(acc.src[l], pad_log);
-      w += wavefronts(at.data(), acc.lanes, 0);
+      for (int l = 0; l < acc.lanes; ++l)
+        at[l] = acc.cell[l] * slot + cell_padded(acc.src[l], pad_log);
+      w += wavefronts(at.data(), acc.lanes);
     }
     return sampled ? w * write_steps / sampled : 0;
   }
@@ -203,8 +191,7 @@ void build_cells(const Problem& p, const Choice& c, CellParams* cp) {
   }
   cp->table_bytes = static_cast<int32_t>(ceil_div(2 * cp->cell_elems, 16) * 16);
   cp->pad_log = cell_pad_log(*cp, es);
-  const uint32_t last = 16 * cp->pieces.d - 1;  // a slot's last byte, unpadded
-  cp->slot_bytes = static_cast<int32_t>((padded(last, cp->pad_log) + 16) & ~15u);
+  cp->slot_bytes = static_cast<int32_t>(cell_slot_bytes(cp->pieces.d, cp->pad_log));
 }
 
 }  // namespace xpose::detail

@@ -32,11 +32,6 @@ namespace {
 
 constexpr int kInFlight = 4;  // 16-byte pieces a thread loads before storing them
 
-// Byte b of a cell in its slot: 4 bytes of padding after every 2^pad_log (pad_log 0: none).
-__device__ __forceinline__ uint32_t padded(uint32_t b, int pad_log) {
-  return pad_log ? b + ((b >> pad_log) << 2) : b;
-}
-
 // The 16 bytes at `src`, any alignment; bytes outside the input [in, in_end) read as zero
 // (they land in a slot's tail, never in a cell).
 __device__ __forceinline__ uint4 load_piece(const uint8_t* src, const uint8_t* in,
@@ -130,15 +125,9 @@ __global__ void __launch_bounds__(kCellThreads, kCellBlocksPerSm)
   const uint8_t* in_end = in + p.in_bytes;
 
   // The table: element j of a cell's output order -> its byte in the slot.
-  for (int j = tid; j < p.cell_elems; j += kCellThreads) {
-    uint32_t rest = static_cast<uint32_t>(j), at = 0;
-    for (int i = 0; i < p.n_local; ++i) {
-      const uint32_t q = p.local_ext[i].div(rest);
-      at += (rest - q * p.local_ext[i].d) * static_cast<uint32_t>(p.local_stride[i]);
-      rest = q;
-    }
-    store_shared<2>(table + 2 * static_cast<uint32_t>(j), padded(at * ES, pad_log));
-  }
+  for (int j = tid; j < p.cell_elems; j += kCellThreads)
+    store_shared<2>(table + 2 * static_cast<uint32_t>(j),
+                    cell_padded(cell_source(p, static_cast<uint32_t>(j)) * ES, pad_log));
 
   // Cell c of the output's order: its offset in the input.
   const auto decode = [&](int64_t c) {
@@ -164,7 +153,7 @@ __global__ void __launch_bounds__(kCellThreads, kCellBlocksPerSm)
         const int q = static_cast<int>(p.pieces.div(static_cast<uint32_t>(x)));
         const int c = x - q * ppc;
         v[u] = load_piece(in + at[q] + 16 * c, in, in_end);
-        dst[u] = data + static_cast<uint32_t>(q * slot_bytes) + padded(16u * c, pad_log);
+        dst[u] = data + static_cast<uint32_t>(q * slot_bytes) + cell_padded(16u * c, pad_log);
       }
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u) {

@@ -466,6 +466,26 @@ static_assert(sizeof(RowParams) < 4000, "kernel parameters must stay under 4 KB"
 static_assert(sizeof(NarrowParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(DirectParams) < 4000, "kernel parameters must stay under 4 KB");
 static_assert(sizeof(GeneralParams) < 4000, "kernel parameters must stay under 4 KB");
+// The layout of a cell in its slot, shared by cells.cu and the planner's count of its bank
+// conflicts (cell_plan.cpp): byte b of a cell lies at cell_padded(b) (4 bytes of padding after
+// every 2^pad_log; pad_log 0: none); element j of the cell's output order is element
+// cell_source(j) of its input order; a slot holds a cell's 16-byte pieces (`pieces`).
+XPOSE_HD uint32_t cell_padded(uint32_t b, int pad_log) {
+  return pad_log ? b + ((b >> pad_log) << 2) : b;
+}
+XPOSE_HD uint32_t cell_source(const CellParams& p, uint32_t j) {
+  uint32_t at = 0;
+  for (int i = 0; i < p.n_local; ++i) {
+    const uint32_t q = p.local_ext[i].div(j);
+    at += (j - q * p.local_ext[i].d) * static_cast<uint32_t>(p.local_stride[i]);
+    j = q;
+  }
+  return at;
+}
+inline uint32_t cell_slot_bytes(uint32_t pieces, int pad_log) {
+  return (cell_padded(16 * pieces - 1, pad_log) + 16) & ~15u;
+}
+
 // Dynamic shared memory of cells.cu's blocks: the offset table, two buffers of the cells' input
 // offsets, the slots.
 inline int cell_smem_bytes(const CellParams& p) {

@@ -328,6 +328,10 @@ bool quads_first(const Choice& c, int64_t out_esize) {
          c.out_run * out_esize >= kQuadTieBytes;
 }
 
+// Candidates that rank first, outside every model's ranking, where they exist: the cells', then
+// thin2d's tile (0: ranked by the models).
+int lead_rank(const Choice& c) { return c.cells ? 2 : c.thin ? 1 : 0; }
+
 // The ranking of analytic predictions: lower first, ties as above.
 bool ranks_before(const Choice& x, const Choice& y, int64_t out_esize) {
   if (x.predicted != y.predicted) return x.predicted < y.predicted;
@@ -343,13 +347,13 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   const Geometry g = geometry(p);
   const auto push = [out](const Choice& c) { out->push_back(c); };
   for_each_choice(g, dev, req, push);
-  // thin2d's tile or the cells' candidate, where there is one, ranks first (planner.hpp
-  // kThin2dFactor, kCellFactor), outside the models' rankings (then the direct kernel's rule).
-  auto lead = std::find_if(out->begin(), out->end(), [](const Choice& c) { return c.cells; });
-  if (lead == out->end())
-    lead = std::find_if(out->begin(), out->end(), [](const Choice& c) { return c.thin; });
+  // The cells' candidate, else thin2d's tile, where there is one, ranks first (planner.hpp
+  // kCellFactor, kThin2dFactor), outside the models' rankings (then the direct kernel's rule).
+  const auto lead = std::max_element(
+      out->begin(), out->end(),
+      [](const Choice& x, const Choice& y) { return lead_rank(x) < lead_rank(y); });
   Choice first;
-  const bool have_lead = lead != out->end();
+  const bool have_lead = lead != out->end() && lead_rank(*lead) > 0;
   if (have_lead) first = *lead, out->erase(lead);
   if (model) {
     rank_by_regression(*model, out);
@@ -395,7 +399,7 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
   if (cell_dims(p) || thin2d_takes(p)) {
     bool found = false;
     const auto keep = [&](Choice& c) {
-      if (c.cells || (c.thin && !found)) *best = c, found = true;
+      if (lead_rank(c) > (found ? lead_rank(*best) : 0)) *best = c, found = true;
     };
     for_each_choice(geometry(p), dev, req, keep);
     if (found) return true;
