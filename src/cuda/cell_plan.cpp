@@ -38,15 +38,18 @@ int wavefronts(const uint32_t* at, int lanes) {
 }  // namespace
 
 int cell_dims(const Problem& p) {
-  if (!p.plain() || p.elem_size > 2 || p.rank < 3 || p.perm[0] == 0) return 0;
+  if (!p.plain() || p.elem_size > 2 || p.rank < 3) return 0;
   const auto es = static_cast<int64_t>(p.elem_size);
   int most = 0;
   for (int k = 1; k < p.rank; ++k) {
     most = std::max(most, p.perm[k - 1]);
     if (most != k - 1) continue;  // output dims 0..k-1 are not input dims 0..k-1
     const int64_t elems = cell_elems_of(p, k);
-    if (elems * es < kCellMinBytes) continue;  // a larger closed prefix may hold enough
+    // A larger closed prefix may hold enough.
+    if (elems * es < (k == 1 ? kCellRowMinBytes : kCellMinBytes)) continue;
     if (elems > kCellMaxElems || elems * es > kCellMaxBytes || k > kMaxCellDims) return 0;
+    // Rows that rows.cu takes a warp per chunk of (params.hpp realign_long) stay there.
+    if (k == 1 && realign_long(elems * es, p.bytes())) return 0;
     return k;
   }
   return 0;
@@ -145,10 +148,26 @@ int cell_pad_log(const CellParams& cp, int es) {
   return best;
 }
 
+namespace {
+
+// Pieces of a row's slot in rows_kernel: the aligned 16-byte chunks that cover it at any shift.
+int64_t row_pieces(int64_t row_bytes) { return ceil_div(row_bytes + 15, 16); }
+
+// Rows a tile of rows_kernel: up to kCellTileBytes, within kRowBlockSmemBytes of shared memory
+// (three buffers of offsets, two of slots).
+int64_t rows_per_tile(int64_t row_bytes) {
+  const int64_t by_smem = (kRowBlockSmemBytes - 32) / (24 + 2 * 16 * row_pieces(row_bytes));
+  return std::clamp<int64_t>(std::min(kCellTileBytes / row_bytes, by_smem), 1, kCellThreads);
+}
+
+}  // namespace
+
 void make_cells(const Problem& p, const DeviceInfo& dev, Choice* c) {
   const int k = cell_dims(p);
   const int64_t elems = cell_elems_of(p, k);
-  const int64_t nb = std::clamp<int64_t>(kCellTileBytes / (elems * p.elem_size), 1, kCellThreads);
+  const int64_t nb =
+      k == 1 ? rows_per_tile(elems * p.elem_size)
+             : std::clamp<int64_t>(kCellTileBytes / (elems * p.elem_size), 1, kCellThreads);
   c->cells = true;
   c->factor = kCellFactor;
   c->predicted *= c->factor;
@@ -188,6 +207,12 @@ void build_cells(const Problem& p, const Choice& c, CellParams* cp) {
     gd.extent = p.extent[d];
     gd.tile = 1;
     gd.slot = -1;
+  }
+  cp->rows = k == 1;
+  if (cp->rows) {  // rows_kernel: no table, slots of the aligned chunks that cover a row
+    cp->pieces = FastDiv32::make(static_cast<uint32_t>(row_pieces(cp->cell_bytes)));
+    cp->slot_bytes = static_cast<int32_t>(16 * cp->pieces.d);
+    return;
   }
   cp->table_bytes = static_cast<int32_t>(ceil_div(2 * cp->cell_elems, 16) * 16);
   cp->pad_log = cell_pad_log(*cp, es);

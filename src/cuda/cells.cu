@@ -16,7 +16,8 @@
 //   the tile's bytes. (A warp a cell, with tiles of cells consecutive in the input, ran cells of
 //   64-300 bytes at 0.5-0.7x of this: short scattered stretches, idle lanes.)
 // Blocks loop over tiles (grid: kCellBlocksPerSm a SM at most), so that a block builds its table
-// once for many tiles.
+// once for many tiles. Cells of one dim (k = 1: rows, input dim 0 stays first) take rows_kernel
+// below: no table, loads by cp.async a tile ahead, the output in 16-byte chunks.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -200,9 +201,169 @@ __global__ void __launch_bounds__(kCellThreads, kCellBlocksPerSm)
   }
 }
 
+// Rows (CellParams::rows): cells of one dim, no transpose inside. A row's aligned 16-byte
+// input chunks go by cp.async into its slot as they lie (its first byte at the slot's start plus
+// its input address mod 16), two buffers of slots, so a tile's loads are in flight while the
+// tile before it is written; the writes realign the rows' bytes to the output's 16-byte chunks.
+// The rows' input offsets are decoded two tiles ahead (three buffers).
+__device__ __forceinline__ uint4 shared_piece(uint32_t a) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(a));
+  return v;
+}
+
+// The 16 shared bytes at `a`, any alignment.
+__device__ __forceinline__ uint4 shared_window(uint32_t a) {
+  const uint32_t base = a & ~15u;
+  return realign16(shared_piece(base), shared_piece(base + 16), static_cast<int>(a & 15));
+}
+
+struct RowTile {
+  uint32_t slots;      // shared address of the tile's slot buffer
+  const int64_t* at;   // the rows' input offsets (bytes)
+  uintptr_t in;        // the input's address: a row's shift is (in + at[q]) mod 16
+  int slot_bytes, row_bytes;
+  __device__ uint32_t start(int q) const {  // shared address of row q's first byte
+    return slots + static_cast<uint32_t>(q * slot_bytes) +
+           static_cast<uint32_t>((in + static_cast<uintptr_t>(at[q])) & 15);
+  }
+};
+
+// 16 bytes of the tile's stretch from byte b0 of row q on; where the row ends within them (d, its
+// bytes left, under 16; rows of at least 16 bytes), the rest from row q + 1, shifted to byte d.
+__device__ __forceinline__ uint4 row_chunk(const RowTile& t, int q, int b0) {
+  uint4 x = shared_window(t.start(q) + static_cast<uint32_t>(b0));
+  const int d = t.row_bytes - b0;
+  if (d < 16) {
+    const uint4 y = shared_window(t.start(q + 1) - static_cast<uint32_t>(d));
+    // Word j keeps its first clamp(d - 4j, 0, 4) bytes from x, the others from y.
+    const auto merge = [d](uint32_t a, uint32_t c, int j) {
+      const int keep = min(max(d - 4 * j, 0), 4);
+      return __byte_perm(a, c, 0x7654u - (0x4444u & ((1u << (4 * keep)) - 1u)));
+    };
+    x = make_uint4(merge(x.x, y.x, 0), merge(x.y, y.y, 1), merge(x.z, y.z, 2),
+                   merge(x.w, y.w, 3));
+  }
+  return x;
+}
+
+// Bytes [lo, hi) of the word at byte s of the stretch (s + lo >= 0), byte by byte.
+__device__ __forceinline__ uint32_t row_word(const RowTile& t, const FastDiv32& rows, int s,
+                                             int lo, int hi) {
+  uint32_t v = 0;
+  for (int m = lo; m < hi; ++m) {
+    const int b = s + m, q = static_cast<int>(rows.div(static_cast<uint32_t>(b)));
+    v |= load_shared<1>(t.start(q) + static_cast<uint32_t>(b - q * t.row_bytes)) << (8 * m);
+  }
+  return v;
+}
+
+// Starts the loads of n rows into `slots` (one cp.async group): piece c of row q is the aligned
+// 16-byte chunk c from the one holding its first byte; pieces past the row are left out, and
+// pieces that reach outside the input [in, in_end) move their inside bytes one by one.
+__device__ __forceinline__ void load_rows(const CellParams& p, const uint8_t* in,
+                                          const uint8_t* in_end, const int64_t* at, int n,
+                                          uint8_t* slots) {
+  const int ppr = static_cast<int>(p.pieces.d);
+  for (int i = threadIdx.x; i < n * ppr; i += kCellThreads) {
+    const int q = static_cast<int>(p.pieces.div(static_cast<uint32_t>(i)));
+    const int c = i - q * ppr;
+    const uint8_t* first = in + at[q];
+    const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
+    if (16 * c >= shift + p.cell_bytes) continue;
+    const uint8_t* src = first - shift + 16 * c;
+    uint8_t* dst = slots + q * p.slot_bytes + 16 * c;
+    if (src >= in && src + 16 <= in_end) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                       static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+                   "l"(src));
+    } else {
+      for (int j = 0; j < 16; ++j)
+        if (src + j >= in && src + j < in_end) dst[j] = src[j];
+    }
+  }
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+
+template <int ES>
+__global__ void __launch_bounds__(kCellThreads, kCellBlocksPerSm)
+    rows_kernel(const __grid_constant__ CellParams p, const uint8_t* __restrict__ in,
+                uint8_t* __restrict__ out) {
+  extern __shared__ uint4 smem_raw[];
+  const int nb = p.cells_per_tile, rb = p.cell_bytes;
+  int64_t* offsets = reinterpret_cast<int64_t*>(smem_raw);  // three buffers of nb
+  uint8_t* slots = reinterpret_cast<uint8_t*>(smem_raw) + ((24 * nb + 15) & ~15);
+  const uint32_t slots_sa = static_cast<uint32_t>(__cvta_generic_to_shared(slots));
+  const int buf_bytes = nb * p.slot_bytes;
+  const int tid = static_cast<int>(threadIdx.x);
+  const uint8_t* in_end = in + p.in_bytes;
+  const auto decode = [&](int64_t c) {
+    return walk_tile(p.grid, p.n_grid, p.slot_tile, p.num_cells, static_cast<uint64_t>(c)).in *
+           ES;
+  };
+  const int64_t step = static_cast<int64_t>(gridDim.x) * nb;
+  int64_t first = static_cast<int64_t>(blockIdx.x) * nb;
+  if (tid < nb) {
+    if (first + tid < p.num_cells) offsets[tid] = decode(first + tid);
+    if (first + step + tid < p.num_cells) offsets[nb + tid] = decode(first + step + tid);
+  }
+  __syncthreads();
+  const auto rows_at = [&](int64_t f) {  // rows of the tile from row f on
+    return static_cast<int>(min(static_cast<int64_t>(nb), p.num_cells - f));
+  };
+  if (first < p.num_cells) load_rows(p, in, in_end, offsets, rows_at(first), slots);
+  // Iteration k: tile k's rows are in slot buffer k & 1 and offset buffer k mod 3; tile k + 1's
+  // loads go to the other slot buffer (written by tile k - 1, before its last barrier), tile
+  // k + 2's offsets to the third buffer (read by tile k - 1's writes).
+  for (int k = 0, o3 = 0; first < p.num_cells; ++k, first += step, o3 = o3 == 2 ? 0 : o3 + 1) {
+    const int n = rows_at(first);
+    const int64_t next = first + step, later = next + step;
+    const int n3 = o3 == 2 ? 0 : o3 + 1, l3 = n3 == 2 ? 0 : n3 + 1;
+    if (next < p.num_cells) {
+      load_rows(p, in, in_end, offsets + n3 * nb, rows_at(next), slots + ((k + 1) & 1) * buf_bytes);
+      if (tid < nb && later + tid < p.num_cells) offsets[l3 * nb + tid] = decode(later + tid);
+      asm volatile("cp.async.wait_group 1;\n" ::);
+    } else {
+      asm volatile("cp.async.wait_group 0;\n" ::);
+    }
+    __syncthreads();
+    const RowTile t{slots_sa + static_cast<uint32_t>((k & 1) * buf_bytes), offsets + o3 * nb,
+                    reinterpret_cast<uintptr_t>(in), p.slot_bytes, rb};
+    // The tile's stretch: its whole aligned 16-byte chunks a thread each, then the words of its
+    // partial chunks at either end, a thread a word.
+    uint8_t* o = out + first * rb;
+    const int a16 = static_cast<int>(reinterpret_cast<uintptr_t>(o) & 15);
+    uint4* c = reinterpret_cast<uint4*>(o - a16);
+    const int end = a16 + n * rb, c0 = a16 > 0, c1 = end >> 4;
+    for (int kk = c0 + tid; kk < c1; kk += kCellThreads) {
+      const int s = 16 * kk - a16;
+      const int q = static_cast<int>(p.cells.div(static_cast<uint32_t>(s)));
+      c[kk] = row_chunk(t, q, s - q * rb);
+    }
+    if (tid < 8) {
+      const int kw = tid < 4 ? tid : 4 * c1 + tid - 4;  // a word of o - a16
+      const int lo = max(0, a16 - 4 * kw), hi = min(4, end - 4 * kw);
+      if ((tid < 4 ? c0 > 0 : (end & 15) != 0) && lo < hi) {
+        uint8_t* w = reinterpret_cast<uint8_t*>(c) + 4 * kw;
+        const uint32_t v = row_word(t, p.cells, 4 * kw - a16, lo, hi);
+        if (lo == 0 && hi == 4)
+          *reinterpret_cast<uint32_t*>(w) = v;
+        else
+          store_word_part(w, v, lo, hi);
+      }
+    }
+    __syncthreads();
+  }
+}
+
 template <int ES, int G>
 cudaError_t launch_one(const CellParams& p, const uint8_t* in, uint8_t* out, cudaStream_t stream,
                        unsigned grid) {
+  if (p.rows)
+    return launch_kernel(&rows_kernel<ES>, grid, kCellThreads,
+                         static_cast<unsigned>(cell_smem_bytes(p)), stream, p, in, out);
   return launch_kernel(&cells_kernel<ES, G>, grid, kCellThreads,
                        static_cast<unsigned>(cell_smem_bytes(p)), stream, p, in, out);
 }

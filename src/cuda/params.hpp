@@ -328,29 +328,41 @@ struct Narrow2dParams {
   GridDim grid[kMaxGridDims];
 };
 
-// Cells (cells.cu): plain 1- and 2-byte problems whose first k >= 2 input dims are the
-// output's first k dims in another order (a closed prefix: (16, 16, 16, 16, 256) perm (1, 0, 3,
-// 2, 4), batched small matrices). A cell, those k dims whole, is one contiguous stretch of
-// either tensor, so the problem is a permutation of cells, each transposed inside (its local
-// permutation). A tile is up to kCellTileBytes of cells consecutive in the output; a block loads
-// each cell in aligned 16-byte pieces (realigned to its first byte in registers) into a slot
-// per cell, then writes the tile's output stretch a 4-byte word a thread, each element gathered
-// from its cell's slot through a table of shared offsets (element j of a cell's output order ->
-// its byte in the slot) that each block builds once. Slots carry 4 bytes after
-// every 2^pad_log bytes (0: none) against bank conflicts of the gathers (cell_plan.cpp
-// cell_pad_log counts them). Cells of kCellMinBytes to kCellMaxBytes bytes and at most
-// kCellMaxElems elements (the table's u16 entries): on the H200, cells of 32 B - 8 KB ran
-// 1.3-1.65x faster than the narrow kernel's tiles, cells of 16-31 bytes 0.96x (0.53-1.39x, 15
-// problems) and cells over 8 KB 1.01x (0.63-2.2x, losing where the narrow tiles had long runs),
-// so those keep the narrow kernel (session 31, docs/perf/cells-h200.md). kCellBlocksPerSm: 5 blocks of 48 registers ran
-// 1.03x faster than 4 of 63 (more loads in flight: a block's loads and writes alternate).
+// Cells (cells.cu): plain 1- and 2-byte problems whose first k input dims are the output's
+// first k dims in another order (a closed prefix: (16, 16, 16, 16, 256) perm (1, 0, 3, 2, 4),
+// batched small matrices), or, k = 1, whose input dim 0 stays first (rows). A cell, those k dims
+// whole, is one contiguous stretch of either tensor, so the problem is a permutation of cells,
+// each transposed inside (its local permutation; rows: none). A tile is up to kCellTileBytes of
+// cells consecutive in the output; a block loads each cell in aligned 16-byte pieces (realigned
+// to its first byte in registers) into a slot per cell, then writes the tile's output stretch a
+// 4-byte word a thread, each element gathered from its cell's slot through a table of shared
+// offsets (element j of a cell's output order -> its byte in the slot) that each block builds
+// once. Slots carry 4 bytes after every 2^pad_log bytes (0: none) against bank conflicts of the
+// gathers (cell_plan.cpp cell_pad_log counts them). Cells of kCellMinBytes to kCellMaxBytes bytes
+// and at most kCellMaxElems elements (the table's u16 entries): on the H200, cells of 32 B - 8 KB
+// ran 1.3-1.65x faster than the narrow kernel's tiles, cells of 16-31 bytes 0.96x (0.53-1.39x,
+// 15 problems) and cells over 8 KB 1.01x (0.63-2.2x, losing where the narrow tiles had long
+// runs), so those keep the narrow kernel (session 31, docs/perf/cells-h200.md).
+// Rows (rows 1; only rows off 4-byte words get here: the others move as wider elements) take a
+// kernel of their own (cells.cu rows_kernel): slots hold a row's aligned input chunks as they
+// lie (cp.async, two buffers), and the output goes in aligned 16-byte chunks, a thread each.
+// Rows of kCellRowMinBytes (28) to 2 KB, short of realign_long, took these tiles; their first
+// version (loads realigned in registers, one buffer) ran 1.18x faster than the narrow kernel's
+// fvi-small tiles or rows.cu's words on 94 problems (0.73-1.89x; rows of 16-27 bytes
+// 0.54-0.92x, rows that realign_long gives rows.cu's warps 0.75-0.99x, so those keep their
+// plans), and rows_kernel 1.135x faster than that first version on 79 more (0.98-1.27x;
+// session 32, docs/perf/cells-h200.md). kCellBlocksPerSm: 5 blocks of 48 registers ran 1.03x
+// faster than 4 of 63 (more loads in flight: a block's loads and writes alternate);
+// kRowBlockSmemBytes keeps five rows blocks an SM.
 inline constexpr int kCellThreads = 256;
 inline constexpr int kCellTileBytes = 16384;
 inline constexpr int kCellMinBytes = 32;
+inline constexpr int kCellRowMinBytes = 28;  // cells of one dim (rows)
 inline constexpr int kCellMaxBytes = 8192;
 inline constexpr int kCellMaxElems = 8192;
 inline constexpr int kMaxCellDims = 8;
 inline constexpr int kCellBlocksPerSm = 5;
+inline constexpr int64_t kRowBlockSmemBytes = 44 * 1024;  // five blocks an SM
 
 struct CellParams {
   int32_t n_local = 0;                 // dims of a cell, in the output's order
@@ -361,6 +373,7 @@ struct CellParams {
   int32_t slot_bytes = 0;   // shared bytes a cell's slot takes (a multiple of 16)
   int32_t table_bytes = 0;  // shared bytes of the offset table (a multiple of 16)
   int32_t cells_per_tile = 0;
+  int32_t rows = 0;         // 1: cells of one dim (rows): cells.cu rows_kernel
   FastDiv32 pieces;         // 16-byte pieces of a cell at any shift: ceil(cell_bytes / 16)
   FastDiv32 cells;          // cell_bytes
   int64_t num_cells = 0, num_tiles = 0;
@@ -487,8 +500,11 @@ inline uint32_t cell_slot_bytes(uint32_t pieces, int pad_log) {
 }
 
 // Dynamic shared memory of cells.cu's blocks: the offset table, two buffers of the cells' input
-// offsets, the slots.
+// offsets, the slots; rows: three buffers of offsets, two of slots and 16 bytes after them (a
+// row's last chunk reads one piece past its slot).
 inline int cell_smem_bytes(const CellParams& p) {
+  if (p.rows)
+    return ((24 * p.cells_per_tile + 15) & ~15) + 2 * p.cells_per_tile * p.slot_bytes + 16;
   return p.table_bytes + ((16 * p.cells_per_tile + 15) & ~15) + p.cells_per_tile * p.slot_bytes;
 }
 

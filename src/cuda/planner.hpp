@@ -185,10 +185,11 @@ int thin2d_skew(int thin, int s);
 // best_choice): on the H200 it ran 101 of 102 such problems 1.01-2.97x faster than the plans
 // before it, and one at 0.99x (session 30, docs/perf/thin-h200.md).
 inline constexpr double kThin2dFactor = 0.7;
-// Cells (cells.cu, params.hpp CellParams): the dims of a cell of `p`, the fewest k >= 2 such
-// that input dims 0..k-1 are output dims 0..k-1 and hold at least kCellMinBytes (0 when there is
-// none, or when that cell holds more than kCellMaxBytes or kCellMaxElems, or `p` is not a
-// plain problem of 1- or 2-byte elements).
+// Cells (cells.cu, params.hpp CellParams): the dims of a cell of `p`, the fewest k such that
+// input dims 0..k-1 are output dims 0..k-1 and hold at least kCellMinBytes, or, k = 1 (input dim
+// 0 stays first: rows), kCellRowMinBytes (0 when there is none, when that cell holds more than
+// kCellMaxBytes or kCellMaxElems, when rows.cu takes its rows a warp per chunk (realign_long), or
+// when `p` is not a plain problem of 1- or 2-byte elements).
 int cell_dims(const Problem& p);
 // Makes `c` (a narrow candidate's prediction and terms) the cells' candidate of `p`, ranked at
 // kCellFactor of that prediction, and first wherever it is one (enumerate_choices,

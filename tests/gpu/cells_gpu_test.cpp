@@ -1,5 +1,5 @@
-// Cells (cells.cu: plain 1- and 2-byte problems whose first k >= 2 input dims are the output's
-// first k, a cell contiguous in both tensors). Without a GPU: which problems have cells, the
+// Cells (cells.cu: plain 1- and 2-byte problems whose first k input dims are the output's first
+// k, a cell contiguous in both tensors; k = 1: rows). Without a GPU: which problems have cells, the
 // planner's choice, and the slots' padding against a count of bank conflicts. On the device: the
 // kernel launched on cells of 64 bytes to the largest, odd and even extents, several local
 // dims, tiles cut at the end, row-major too, at pointer offsets that split 2-byte elements or
@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,12 @@ TEST(CudaCells, WhichProblemsHaveCells) {
       {{100, 100, 1000}, {1, 0, 2}, 2, 0},             // 20000 bytes: over kCellMaxBytes
       {{100, 90, 1000}, {1, 0, 2}, 1, 0},              // 9000 bytes
       {{64, 64, 1000}, {1, 0, 2}, 2, 2},               // 8192 bytes
-      {{16, 16, 256}, {0, 2, 1}, 2, 0},                // dim 0 stays: rows
+      {{16, 16, 256}, {0, 2, 1}, 2, 1},                // dim 0 stays: cells of one dim
+      {{15, 16, 256}, {0, 2, 1}, 2, 1},                // rows of 30 bytes
+      {{13, 16, 256}, {0, 2, 1}, 2, 0},                // 26 bytes: under kCellRowMinBytes
+      {{1500, 10, 30}, {0, 2, 1}, 1, 1},               // 1500 bytes in 450 KB
+      {{1500, 10, 3000}, {0, 2, 1}, 1, 0},             // in 45 MB: rows.cu's warps (realign_long)
+      {{5, 7, 3, 200}, {0, 2, 1, 3}, 1, 3},            // 5 bytes: the next closed prefix
       {{16, 16, 256}, {1, 0, 2}, 4, 0},                // 4-byte elements: the tile kernel
       {{64, 64}, {1, 0}, 2, 0},                        // one cell: nothing to permute
       {{16, 16, 16}, {2, 1, 0}, 2, 0}};                // no closed prefix
@@ -65,6 +71,7 @@ TEST(CudaCells, PlannerTakesCells) {
            {{16, 126, 45880}, {1, 0, 2}, 2},
            {{7, 510, 8, 10, 23, 32}, {1, 0, 5, 4, 3, 2}, 1},
            {{2, 8, 400000}, {1, 0, 2}, 2},
+           {{45, 2000, 300}, {0, 2, 1}, 1},      // rows of 45 bytes
            {{16, 200, 8000}, {1, 0, 2}, 2}}) {  // thin2d's too: the cells rank first
     const Problem p = problem(ext, perm, es);
     ASSERT_GT(cell_dims(p), 0) << p.to_string();
@@ -125,7 +132,12 @@ TEST(CudaCells, CellsAnyAlignment) {
       {{31, 33, 129}, {1, 0, 2}},             {{4, 4, 4, 4, 4, 4, 9}, {2, 1, 0, 5, 3, 4, 6}},
       {{12, 10, 77, 17, 3}, {1, 0, 3, 2, 4}}, {{11, 16, 2000}, {1, 0, 2}},
       {{4, 2, 997}, {1, 0, 2}},               {{2, 3, 5, 301}, {1, 0, 2, 3}},
-      {{3, 3, 4, 111}, {2, 0, 1, 3}}};
+      {{3, 3, 4, 111}, {2, 0, 1, 3}},        {{16, 16, 256}, {0, 2, 1}},
+      {{17, 33, 41}, {0, 2, 1}},              {{45, 7, 9, 11}, {0, 3, 2, 1}},
+      {{100, 3, 200}, {0, 2, 1}},             {{33, 5, 7, 3}, {0, 2, 3, 1}},
+      {{1000, 5, 7}, {0, 2, 1}},              {{4095, 3, 2}, {0, 2, 1}},
+      {{5, 7, 3, 20}, {0, 2, 1, 3}},          {{15, 15, 15, 15}, {0, 2, 3, 1}},
+      {{9, 31, 17}, {0, 2, 1}}};
   const std::vector<std::pair<size_t, size_t>> offsets = {{0, 0}, {2, 2}, {4, 0}, {0, 6},
                                                            {1, 3}, {3, 1}, {15, 9}};
   const DeviceInfo dev = fake_h100();
@@ -186,6 +198,35 @@ TEST(CudaCells, RandomCellProblems) {
   }
   std::printf("random cell problems checked, %d by cells\n", taken);
   EXPECT_GE(taken, 20);
+}
+
+// Random problems whose input dim 0 stays first (cells of one dim: rows of 16 bytes to 8 KB),
+// ranks 3-5, 1- and 2-byte elements, 1.5-8 MB, through the public API.
+TEST(CudaCells, RandomRowCellProblems) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaCellsRows"));
+  DeviceBuffers bufs(size_t{1} << 24);
+  int taken = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    const size_t es = 1 + rng() % 2;
+    const int rank = 3 + static_cast<int>(rng() % 3);
+    std::vector<int64_t> ext(rank);
+    ext[0] = (int64_t{8} << (rng() % 10)) / static_cast<int64_t>(es) +
+             static_cast<int64_t>(rng() % 16);
+    // Other dims near (4 M elements / ext[0])^(1 / (rank - 1)): tensors of 1.5-8 MB.
+    const auto most = static_cast<int64_t>(
+        std::pow(static_cast<double>((int64_t{4} << 20) / ext[0]), 1.0 / (rank - 1)));
+    for (int d = 1; d < rank; ++d)
+      ext[d] = std::max<int64_t>(2, most / 2 + static_cast<int64_t>(rng() % (most / 2 + 1)));
+    std::vector<int> perm(rank);
+    for (int d = 0; d < rank; ++d) perm[d] = d;
+    do std::shuffle(perm.begin() + 1, perm.end(), rng);
+    while (std::is_sorted(perm.begin(), perm.end()));
+    check_random_case(bufs, rng, ext, perm, es, "cells", &taken);
+    if (HasFailure()) return;
+  }
+  std::printf("random row problems checked, %d by cells\n", taken);
+  EXPECT_GE(taken, 15);
 }
 
 }  // namespace
