@@ -48,8 +48,6 @@ int cell_dims(const Problem& p) {
     // A larger closed prefix may hold enough.
     if (elems * es < (k == 1 ? kCellRowMinBytes : kCellMinBytes)) continue;
     if (elems > kCellMaxElems || elems * es > kCellMaxBytes || k > kMaxCellDims) return 0;
-    // Rows that rows.cu takes a warp per chunk of (params.hpp realign_long) stay there.
-    if (k == 1 && realign_long(elems * es, p.bytes())) return 0;
     return k;
   }
   return 0;

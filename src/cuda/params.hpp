@@ -346,14 +346,13 @@ struct Narrow2dParams {
 // Rows (rows 1; only rows off 4-byte words get here: the others move as wider elements) take a
 // kernel of their own (cells.cu rows_kernel): slots hold a row's aligned input chunks as they
 // lie (cp.async, two buffers), and the output goes in aligned 16-byte chunks, a thread each.
-// Rows of kCellRowMinBytes (28) to 2 KB, short of realign_long, took these tiles; their first
-// version (loads realigned in registers, one buffer) ran 1.18x faster than the narrow kernel's
-// fvi-small tiles or rows.cu's words on 94 problems (0.73-1.89x; rows of 16-27 bytes
-// 0.54-0.92x, rows that realign_long gives rows.cu's warps 0.75-0.99x, so those keep their
-// plans), and rows_kernel 1.135x faster than that first version on 79 more (0.98-1.27x;
-// session 32, docs/perf/cells-h200.md). kCellBlocksPerSm: 5 blocks of 48 registers ran 1.03x
-// faster than 4 of 63 (more loads in flight: a block's loads and writes alternate);
-// kRowBlockSmemBytes keeps five rows blocks an SM.
+// Rows of kCellRowMinBytes (28) to kCellMaxBytes take these tiles: against the plans before
+// them, rows of 28 B - 2 KB that rows.cu did not take a warp per chunk (realign_long) ran 1.31x
+// faster by geometric mean on 87 problems (0.76-2.11x; rows of 28-39 bytes 1.16x), rows of 1-8
+// KB against rows.cu's warps 1.13x on 48 (0.97-2.3x); rows of 16-27 bytes 0.96x (0.56-1.47x, 52
+// problems), so those keep the narrow kernel (session 32, docs/perf/cells-h200.md).
+// kCellBlocksPerSm: 5 blocks of 48 registers ran 1.03x faster than 4 of 63 (more loads in
+// flight: a block's loads and writes alternate); kRowBlockSmemBytes keeps five rows blocks an SM.
 inline constexpr int kCellThreads = 256;
 inline constexpr int kCellTileBytes = 16384;
 inline constexpr int kCellMinBytes = 32;

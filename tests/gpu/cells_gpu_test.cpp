@@ -51,8 +51,9 @@ TEST(CudaCells, WhichProblemsHaveCells) {
       {{16, 16, 256}, {0, 2, 1}, 2, 1},                // dim 0 stays: cells of one dim
       {{15, 16, 256}, {0, 2, 1}, 2, 1},                // rows of 30 bytes
       {{13, 16, 256}, {0, 2, 1}, 2, 0},                // 26 bytes: under kCellRowMinBytes
-      {{1500, 10, 30}, {0, 2, 1}, 1, 1},               // 1500 bytes in 450 KB
-      {{1500, 10, 3000}, {0, 2, 1}, 1, 0},             // in 45 MB: rows.cu's warps (realign_long)
+      {{1500, 10, 3000}, {0, 2, 1}, 1, 1},             // rows of 1500 bytes
+      {{8191, 10, 300}, {0, 2, 1}, 1, 1},              // 8191 bytes
+      {{8193, 10, 300}, {0, 2, 1}, 1, 0},              // over kCellMaxBytes: rows.cu
       {{5, 7, 3, 200}, {0, 2, 1, 3}, 1, 3},            // 5 bytes: the next closed prefix
       {{16, 16, 256}, {1, 0, 2}, 4, 0},                // 4-byte elements: the tile kernel
       {{64, 64}, {1, 0}, 2, 0},                        // one cell: nothing to permute
