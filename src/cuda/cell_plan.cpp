@@ -154,8 +154,9 @@ int64_t row_pieces(int64_t row_bytes) { return ceil_div(row_bytes + 15, 16); }
 // Rows a tile of rows_kernel: up to kCellTileBytes, within kRowBlockSmemBytes of shared memory
 // (three buffers of offsets, two of slots).
 int64_t rows_per_tile(int64_t row_bytes) {
-  const int64_t by_smem = (kRowBlockSmemBytes - 32) / (24 + 2 * 16 * row_pieces(row_bytes));
-  return std::clamp<int64_t>(std::min(kCellTileBytes / row_bytes, by_smem), 1, kCellThreads);
+  int64_t n = std::clamp<int64_t>(kCellTileBytes / row_bytes, 1, kCellThreads);
+  while (n > 1 && row_tile_smem_bytes(n, 16 * row_pieces(row_bytes)) > kRowBlockSmemBytes) --n;
+  return n;
 }
 
 }  // namespace

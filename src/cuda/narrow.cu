@@ -86,7 +86,7 @@ __device__ __forceinline__ FastDiv32 device_div(uint32_t d) {
 // one thread with cp.async. Chunks that reach outside [in, in_end) (the tensor's two ends) move
 // their bytes inside it one by one. `valid(r, entry)`: whether row r is in this tile. Ends: the
 // tile is away from the tensor's ends (std::true_type), or not (std::false_type: every chunk is
-// checked), or CheckEnds: tested here.
+// checked), or CheckEnds: tested here. (cells.cu's rows load their chunks the same way.)
 struct CheckEnds {};
 template <class Ends, class Valid>
 __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_t* in,

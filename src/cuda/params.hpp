@@ -501,9 +501,11 @@ inline uint32_t cell_slot_bytes(uint32_t pieces, int pad_log) {
 // Dynamic shared memory of cells.cu's blocks: the offset table, two buffers of the cells' input
 // offsets, the slots; rows: three buffers of offsets, two of slots and 16 bytes after them (a
 // row's last chunk reads one piece past its slot).
+inline int64_t row_tile_smem_bytes(int64_t rows, int64_t slot_bytes) {
+  return ((24 * rows + 15) & ~15) + 2 * rows * slot_bytes + 16;
+}
 inline int cell_smem_bytes(const CellParams& p) {
-  if (p.rows)
-    return ((24 * p.cells_per_tile + 15) & ~15) + 2 * p.cells_per_tile * p.slot_bytes + 16;
+  if (p.rows) return static_cast<int>(row_tile_smem_bytes(p.cells_per_tile, p.slot_bytes));
   return p.table_bytes + ((16 * p.cells_per_tile + 15) & ~15) + p.cells_per_tile * p.slot_bytes;
 }
 
