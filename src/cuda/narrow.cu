@@ -11,7 +11,8 @@
 //   buffers, so the next tile's loads are in flight during this tile's work); bytes of a chunk
 //   outside the tensor are left out;
 // - realign: 16-byte chunks of the raw rows, shifted to the row's start (bytes.cuh), are stored
-//   into the rows;
+//   into the rows (gathered tiles: a word of padding after each NarrowParams::row_break bytes,
+//   where the write phase's lanes would meet on banks);
 // - write, disjoint runs (`tiled`: the rows are the output run's positions, the spans are the
 //   input run's positions, i.e. columns; write_quads): a lane takes a shared-memory word of
 //   columns x 4 rows (one 16-byte load: rows are kept by column word) and the 4 rows before
@@ -198,25 +199,40 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
     return;
   }
   const int rot = (threadIdx.x >> 3) & 3;  // y_j = word (j + rot) & 3
-  for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
-    const int r = static_cast<int>(p.rd.div.div(static_cast<uint32_t>(i)));
-    const int at = (i - r * p.rd.per_run) * kNarrowChunk;
-    const RowEntry e = rows[r];
-    if (!inside(e.coord, b) || at >= len) continue;
-    const uint4* c = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch + at);
-    const uint4 v = realign16(c[0], c[1], static_cast<int>((tile + e.global) & 15));
-    uint32_t y0 = v.x, y1 = v.y, y2 = v.z, y3 = v.w;
-    if (rot & 1) {
-      const uint32_t t = y0;
-      y0 = y1, y1 = y2, y2 = y3, y3 = t;
+  const auto realign = [&](auto padded) {
+    for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
+      const int r = static_cast<int>(p.rd.div.div(static_cast<uint32_t>(i)));
+      const int at = (i - r * p.rd.per_run) * kNarrowChunk;
+      const RowEntry e = rows[r];
+      if (!inside(e.coord, b) || at >= len) continue;
+      const uint4* c = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch + at);
+      const uint4 v = realign16(c[0], c[1], static_cast<int>((tile + e.global) & 15));
+      uint32_t y0 = v.x, y1 = v.y, y2 = v.z, y3 = v.w;
+      if (rot & 1) {
+        const uint32_t t = y0;
+        y0 = y1, y1 = y2, y2 = y3, y3 = t;
+      }
+      if (rot & 2) {
+        const uint32_t t0 = y0, t1 = y1;
+        y0 = y2, y1 = y3, y2 = t0, y3 = t1;
+      }
+      uint32_t* d = reinterpret_cast<uint32_t*>(data + r * p.pitch + at);  // 4-byte aligned
+      if constexpr (decltype(padded)::value) {
+        // row_break is a multiple of 8 and `at` of 16: words 0, 1 lie in one break's stretch,
+        // words 2, 3 in it or (at row_break - 8 past its start) in the next.
+        const int k = static_cast<int>(p.break_div.div(static_cast<uint32_t>(at)));
+        d += k * (kNarrowRowPad / 4);
+        uint32_t* d2 = d + (at - k * p.row_break == p.row_break - 8 ? kNarrowRowPad / 4 : 0);
+        const auto word = [&](int w) { return (w < 2 ? d : d2) + w; };
+        *word(rot) = y0, *word((rot + 1) & 3) = y1, *word((rot + 2) & 3) = y2;
+        *word((rot + 3) & 3) = y3;
+      } else {
+        d[rot] = y0, d[(rot + 1) & 3] = y1, d[(rot + 2) & 3] = y2, d[(rot + 3) & 3] = y3;
+      }
     }
-    if (rot & 2) {
-      const uint32_t t0 = y0, t1 = y1;
-      y0 = y2, y1 = y3, y2 = t0, y3 = t1;
-    }
-    uint32_t* d = reinterpret_cast<uint32_t*>(data + r * p.pitch + at);  // 4-byte aligned
-    d[rot] = y0, d[(rot + 1) & 3] = y1, d[(rot + 2) & 3] = y2, d[(rot + 3) & 3] = y3;
-  }
+  };
+  if (p.row_break) realign(std::true_type{});
+  else realign(std::false_type{});
 }
 
 // Bytes [8 - tau, 16 - tau) of the 16 bytes p0 p1 v0 v1 (words, little-endian), tau in 0..7:

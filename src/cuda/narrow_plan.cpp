@@ -25,12 +25,18 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
       slot[T.blocked[s]] = s;
       np->slot_tile[s] = static_cast<int32_t>(T.t[T.blocked[s]]);
     }
-  // Shared-memory strides (bytes): the input run's dims within a row, the other tile dims
-  // (in output order) across rows.
+  // Shared-memory strides (bytes): the input run's dims within a row (padded before
+  // run_pad_dim: tile_shape.hpp), the other tile dims (in output order) across rows.
   int64_t smem[kMaxRank] = {};
   int64_t s = es;
-  for (int k = 0; k <= c.a; ++k)
+  for (int k = 0; k <= c.a; ++k) {
+    if (k == T.run_pad_dim) {
+      np->row_break = static_cast<int32_t>(s);
+      np->break_div = FastDiv32::make(static_cast<uint32_t>(s));
+      s += kNarrowRowPad;
+    }
     if (T.t[k] > 1) smem[k] = s, s *= T.t[k];
+  }
   s = T.pitch;
   for (int j = 0; j < p.rank; ++j) {
     const int k = p.perm[j];

@@ -156,6 +156,14 @@ constexpr int narrow_group_shift(int64_t span_bytes) {
 static_assert(1 << 5 == kNarrowLineGroup && 1 << 3 == kNarrowGroup, "narrow_group_shift");
 inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register use allows
 inline constexpr int kNarrowHaloRows = 4;  // quads' halo rows: a unit (NarrowParams::halo)
+// Gathered tiles: a row's dims before the output-fastest one f hold P elements, so a group's
+// 8 lanes, 4 output bytes apart, read P words apart: P a multiple of 32 puts them on one bank,
+// of 16 on two ((24, 24, 24, 24, 24, 24) perm (2, 0, 3, 5, 4, 1) 1 B: 62 % of the shared-memory
+// load wavefronts were conflicts, H200). Where P is a multiple of 16 and f holds 16 bytes or
+// more of the tile (four lanes or more gather along it), a word of padding after each P
+// elements makes the lane step P + 4 / ES words (NarrowParams::row_break): 4 x odd or 2 x odd,
+// distinct banks for the group. Smaller f or P cost more in the realignment than they saved.
+inline constexpr int kNarrowRowPad = 4;
 // Data bytes of one tile, and a block's shared memory: two raw buffers, the rows, the tables
 // (three blocks per SM; the rows under 64 KB for the 16-bit offsets of narrow.cu).
 inline constexpr int kNarrowTileBytes = 16 * 1024;
@@ -190,6 +198,11 @@ struct NarrowParams {
   // or kNarrowLineGroup (a line, spans of kNarrowLineSpanBytes and more).
   int32_t group_shift = 3;
   int32_t pitch = 0;       // bytes per row (16 x chunks + 4: odd in words, see narrow.cu)
+  // Gathered tiles whose output-fastest dim lies in the row past dims of a multiple of 8
+  // elements (Tile::run_pad_dim): kNarrowRowPad bytes follow each row_break bytes of the row
+  // (byte x of the row at x + kNarrowRowPad x (x / row_break)); 0: rows as they are.
+  int32_t row_break = 0;
+  FastDiv32 break_div;     // row_break
   int32_t column_words = 0;  // quads: words per column word of the rows (tile_shape.hpp)
   int64_t in_reach = 0;      // input bytes a tile's loads reach past its base, at most
   int32_t raw_pitch = 0;   // bytes per raw row: the envelope of a row, and 16 more

@@ -150,6 +150,7 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       ch.in_run = T.in_run, ch.out_run = T.out_run;
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
       if (narrow) {
+        ch.padded = T.run_pad_dim >= 0;
         cost_narrow(g, dev, T, &ch);
         if (!have_narrow || ch.predicted < best_narrow.predicted) best_narrow = ch;
         have_narrow = true;
@@ -767,7 +768,7 @@ std::string summarize(const Problem& p, const Choice& c) {
          " tile=" + std::to_string(c.tile_volume) + " T=" + std::to_string(c.threads) +
          (c.cells ? std::string(" cells")
           : c.narrow2d ? std::string(c.wide2d ? " wide2d" : c.thin ? " thin2d" : " narrow2d")
-          : c.narrow ? std::string(" narrow")
+          : c.narrow ? std::string(c.padded ? " narrow pad" : " narrow")
                      : " S=" + std::to_string(c.stages));
     if (c.band > 0) s += " band=" + std::to_string(c.band);
   }

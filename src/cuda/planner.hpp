@@ -60,6 +60,7 @@ struct Choice {
   bool wide2d = false;   // ... and that tile wide2d.cu's (narrow2d set too; Narrow2dParams)
   int thin = 0;  // ... or thin2d.cu's, its mode (1, 2: thin2d_takes; narrow2d set too)
   bool cells = false;  // Tiled: cells.cu's tiles of cells (cell_dims; CellParams)
+  bool padded = false;  // narrow.cu's gathered tile with padded rows (NarrowParams::row_break)
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;

@@ -87,11 +87,29 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
   spans([&](int j) { return p.perm[j]; }, g.s_out, g.out_tail_align, &T.out_span, &T.out_align,
         g.out_esize);
   const int64_t rows = T.volume / T.in_run;
+  // The output-fastest tile dim f, and the volume of the input run's dims before it (when f is
+  // in the run): its shared-memory stride in elements, unpadded.
+  int f = -1;
+  for (int j = 0; j < g.rank && f < 0; ++j)
+    if (T.t[p.perm[j]] > 1) f = p.perm[j];
+  int64_t below = 1, from = 1;
+  if (f >= 0 && f <= a)
+    for (int k = 0; k <= a; ++k) (k < f ? below : from) *= T.t[k];
+  T.run_pad_dim = -1;
+  T.run_elems = T.in_run;
   if (kind == TileKind::Narrow) {
     // Two raw buffers, the rows, a row table and a span table of 16 bytes an entry, then a
     // column table (quads: 16 bytes a span, up to a multiple of 4 spans) or a 2-byte offset per
-    // output-run element.
-    T.pitch = narrow_pitch(T.in_run * g.esize);
+    // output-run element. Rows padded after every `below` elements where that many put four
+    // or more of a gathering group's lanes on one bank, and at least four lanes gather along f
+    // (params.hpp kNarrowRowPad).
+    int64_t row_bytes = T.in_run * g.esize;
+    if (f > 0 && f <= a && below % 16 == 0 && T.t[f] * g.esize >= 16) {
+      T.run_pad_dim = f;
+      T.run_elems = (below + kNarrowRowPad / g.esize) * from;
+      row_bytes = narrow_padded_row_bytes(row_bytes, below * g.esize);
+    }
+    T.pitch = narrow_pitch(row_bytes);
     T.smem_elems = 0;
     T.smem_bytes = 2 * rows * narrow_raw_pitch(T.in_run * g.esize) +
                    narrow_data_bytes(rows, T.in_run * g.esize, T.pitch, !T.overlap) +
@@ -100,20 +118,11 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
                               : 64 * ceil_div(T.volume / T.out_run, 4));
     return T.smem_bytes <= kNarrowMaxSmemBytes;
   }
-  // The output-fastest tile dim, and the input run's footprint with its stride padded to odd
-  // (classic tiles of 4 bytes and more; below, elements move through registers unpadded).
-  T.run_pad_dim = -1;
-  T.run_elems = T.in_run;
-  int f = -1;
-  for (int j = 0; j < g.rank && f < 0; ++j)
-    if (T.t[p.perm[j]] > 1) f = p.perm[j];
-  if (g.esize >= 4 && f >= 0 && f <= a) {
-    int64_t below = 1, from = 1;
-    for (int k = 0; k <= a; ++k) (k < f ? below : from) *= T.t[k];
-    if (below > 1 && below % 2 == 0) {
-      T.run_pad_dim = f;
-      T.run_elems = (below + 1) * from;
-    }
+  // The input run's footprint with f's stride padded to odd (classic tiles of 4 bytes and
+  // more; below, elements move through registers unpadded).
+  if (g.esize >= 4 && f >= 0 && f <= a && below > 1 && below % 2 == 0) {
+    T.run_pad_dim = f;
+    T.run_elems = (below + 1) * from;
   }
   T.pitch = padded_pitch(T.run_elems, g.esize);
   T.smem_elems = T.pitch * rows;

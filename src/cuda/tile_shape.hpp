@@ -47,7 +47,9 @@ struct Tile {
   // dim's shared-memory stride, the volume of the run's dims before it, is padded by one
   // element so that it is odd (an even power of two made the write phase's lanes hit one bank:
   // 32-way conflicts, 2.2x the time of a (64,64,32,32) perm (1,3,0,2) packed tile on an H200).
-  // run_pad_dim: that dim, else -1; run_elems: the input run's footprint in shared memory.
+  // Narrow gathered tiles pad it where the volume is a multiple of 8 (params.hpp
+  // kNarrowRowPad). run_pad_dim: that dim, else -1; run_elems: the input run's footprint in
+  // shared memory (elements).
   int run_pad_dim = -1;
   int64_t run_elems = 0;
   int64_t smem_bytes = 0;             // what a block's tile buffer (and tables) take
@@ -70,6 +72,12 @@ bool wide_offsets(const Geometry& g, const Tile& T);
 // run of `run_bytes`: whole 16-byte chunks and 4 bytes more, an odd number of words (narrow.cu).
 int64_t max_tile_volume(TileKind kind, int esize);
 inline int64_t narrow_pitch(int64_t run_bytes) { return ceil_div(run_bytes, 16) * 16 + 4; }
+// A row of `run_bytes` padded by kNarrowRowPad bytes after each `row_break` (NarrowParams):
+// the bytes its realigned 16-byte chunks reach, the last one's past the row's end included.
+inline int64_t narrow_padded_row_bytes(int64_t run_bytes, int64_t row_break) {
+  const int64_t last = ceil_div(run_bytes, 16) * 16 - 1;
+  return last + kNarrowRowPad * (last / row_break) + 1;
+}
 // The raw copy of a row of `run_bytes` (narrow.cu): its 16-byte envelope at any shift and the
 // 16 bytes a realigned last chunk reads past it, an odd number of chunks (lanes on consecutive
 // rows read distinct banks).

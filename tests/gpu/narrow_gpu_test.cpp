@@ -210,6 +210,47 @@ TEST(CudaNarrow, QuadHaloRowsAnyAlignment) {
   EXPECT_GT(runs, 60);
 }
 
+// Gathered tiles with padded rows (NarrowParams::row_break: the output-fastest dim inside the
+// row past dims of a multiple of 16 elements): every such candidate of shapes with extents of
+// multiples of 8 and odd ones, 1 and 2 bytes, at pointer offsets that move the rows' chunks,
+// launched directly.
+TEST(CudaNarrow, PaddedRowsAnyAlignment) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaNarrowPadded"));
+  ASSERT_NE(xpose::detail::device_info(0, nullptr), nullptr);  // the kernels' shared memory set up
+  const std::vector<Case> cases = {
+      {{24, 24, 24, 8}, {2, 0, 3, 1}},        {{16, 16, 16, 16, 4}, {2, 0, 4, 1, 3}},
+      {{32, 3, 48, 5}, {2, 0, 1, 3}},         {{16, 2, 20, 9}, {2, 1, 0, 3}},
+      {{16, 3, 35, 7}, {2, 0, 3, 1}},         {{64, 17, 9}, {1, 0, 2}},
+      {{16, 5, 33, 3}, {2, 3, 0, 1}}};
+  const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {2, 2}, {0, 1}, {7, 5}};
+  DeviceBuffers bufs(size_t{1} << 21);
+  int runs = 0;
+  for (const size_t es : {size_t{1}, size_t{2}}) {
+    for (const Case& c : cases) {
+      const PlannedCase pc = plan_case(c, es, rng);
+      for (const Choice& t : pc.all) {
+        if (!t.narrow || t.narrow2d || t.cells) continue;
+        KernelSpec spec;
+        build_spec(pc.p, t, &spec);
+        if (!spec.narrow.row_break) continue;
+        for (auto [a, b] : offsets) {
+          if (es == 2 && (a % 2 || b % 2) && a != b) continue;  // one element misaligned: enough
+          const auto got = launch_on(bufs, pc.in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+            return launch_narrow(spec.narrow, static_cast<int>(es), src, dst, nullptr,
+                                 spec.choice.grid, 0);
+          });
+          ASSERT_EQ(got, pc.want) << pc.p.to_string() << " " << summarize(pc.p, t)
+                                  << " offsets " << a << "/" << b;
+          ++runs;
+        }
+      }
+    }
+  }
+  std::printf("%d launches of gathered tiles with padded rows checked\n", runs);
+  EXPECT_GT(runs, 400);
+}
+
 // Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or
 // round-robin (as in captured launches): both orders, and every launch on one slot, on shapes of
 // thousands of tiles (the narrow kernel's own tiles: run targets forced where narrow2d.cu would

@@ -4,11 +4,13 @@
 // every output byte once, and stay inside the rows it filled.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <numeric>
 #include <random>
 
 #include "core/problem.hpp"
 #include "cuda/planner.hpp"
+#include "cuda/tile_shape.hpp"
 #include "../fake_device.hpp"
 #include "gpu_util.hpp"
 
@@ -79,9 +81,11 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
     const int rlen = run_bytes(np.rd, lim0, lim1);
     if (!np.quad && rlen > np.pitch - 4)
       return ::testing::AssertionFailure() << "row longer than its pitch";
-    // Byte i of row r in shared memory: by column word with quads (narrow.cu's column_word).
+    // Byte i of row r in shared memory: by column word with quads (narrow.cu's column_word),
+    // else at r x pitch, padded after every row_break bytes.
     const auto byte_at = [&](int64_t r, int64_t i) {
-      return np.quad ? 4 * ((i / 4) * np.column_words + 8 + r) + i % 4 : r * np.pitch + i;
+      if (np.quad) return 4 * ((i / 4) * np.column_words + 8 + r) + i % 4;
+      return r * np.pitch + i + (np.row_break ? kNarrowRowPad * (i / np.row_break) : 0);
     };
     for (int r = 0; r < np.rd.runs; ++r) {
       const Decoded d = decode(np.rd.dim, np.rd.n_dims, r);
@@ -148,10 +152,26 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
   return ::testing::AssertionSuccess();
 }
 
+// The gathered write's group of 8 lanes reads its words' first elements, 4 / es elements apart
+// along the output-fastest dim, in at least 4 distinct banks (rows padded where they would not
+// be: params.hpp kNarrowRowPad), wherever the group stays inside that dim (`tf`: its extent in
+// the tile).
+::testing::AssertionResult lanes_apart(const NarrowParams& np, size_t es, int64_t tf) {
+  const int step = 4 / static_cast<int>(es);
+  if (tf < 8 * step) return ::testing::AssertionSuccess();
+  const int64_t stride = np.n_tab > 0 ? np.tab[0].smem_stride : np.lin_stride;
+  uint32_t banks = 0;
+  for (int l = 0; l < 8; ++l) banks |= 1u << ((l * step * stride / 4) % 32);
+  if (std::popcount(banks) >= 4) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "8 lanes on " << std::popcount(banks)
+                                       << " banks: stride " << stride << " bytes, row_break "
+                                       << np.row_break;
+}
+
 TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
   const DeviceInfo dev = xpose_test::fake_h100();
   std::mt19937_64 rng(xpose_test::test_seed("NarrowPlanEmulation"));
-  int narrow = 0, tabled = 0, quads = 0, apart = 0, lines = 0, halos = 0;
+  int narrow = 0, tabled = 0, quads = 0, apart = 0, lines = 0, halos = 0, padded = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int rank = 2 + static_cast<int>(rng() % 7);
     const size_t es = 1 + rng() % 2;
@@ -191,7 +211,16 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
       ++narrow;
       tabled += spec.narrow.n_tab > 0;
       quads += spec.narrow.quad;
-      if (!spec.narrow.quad) ASSERT_TRUE(positions_cover(spec.narrow)) << summarize(p, c);
+      if (!spec.narrow.quad) {
+        ASSERT_TRUE(positions_cover(spec.narrow)) << summarize(p, c);
+        cuda_tile::Tile T;
+        ASSERT_TRUE(cuda_tile::make_tile(cuda_tile::geometry(p), c.a, c.ta, c.c, c.tc, &T,
+                                         cuda_tile::TileKind::Narrow));
+        int64_t tf = 1;  // the output-fastest dim's tile extent
+        for (int j = 0; j < p.rank && tf == 1; ++j) tf = T.t[p.perm[j]];
+        ASSERT_TRUE(lanes_apart(spec.narrow, es, tf)) << p.to_string() << " " << summarize(p, c);
+        padded += spec.narrow.row_break > 0;
+      }
       lines += !spec.narrow.quad && spec.narrow.group_shift == 5;
       std::vector<uint8_t> in(p.bytes()), out(p.bytes(), 0), ref(p.bytes());
       for (auto& b : in) b = static_cast<uint8_t>(1 + rng() % 255);
@@ -211,13 +240,15 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
     }
   }
   std::printf("%d narrow blocks emulated, %d with an offset table, %d by quads, %d sectors "
-              "apart, %d gathered by lines; %d quad candidates with halo rows\n",
-              narrow, tabled, quads, apart, lines, halos);
+              "apart, %d gathered by lines, %d with padded rows; %d quad candidates with halo "
+              "rows\n",
+              narrow, tabled, quads, apart, lines, padded, halos);
   EXPECT_GT(halos, 10);  // 46-144 of a seed's problems (1-byte quads of runs off words)
   EXPECT_GT(narrow, 200);
   EXPECT_GT(tabled, 10);
   EXPECT_GT(quads, 10);
   EXPECT_GT(apart, 10);
+  EXPECT_GT(padded, 5);
 }
 
 }  // namespace
