@@ -45,8 +45,11 @@ int cell_dims(const Problem& p) {
     most = std::max(most, p.perm[k - 1]);
     if (most != k - 1) continue;  // output dims 0..k-1 are not input dims 0..k-1
     const int64_t elems = cell_elems_of(p, k);
+    // Cells on words whose other dims stay in order (fused into one) may be smaller (params.hpp).
+    const bool tiny = k >= 2 && p.rank == k + 1 && elems * es % 4 == 0;
     // A larger closed prefix may hold enough.
-    if (elems * es < (k == 1 ? kCellRowMinBytes : kCellMinBytes)) continue;
+    if (elems * es < (k == 1 ? kCellRowMinBytes : tiny ? kCellWordMinBytes : kCellMinBytes))
+      continue;
     if (elems > kCellMaxElems || elems * es > kCellMaxBytes || k > kMaxCellDims) return 0;
     return k;
   }

@@ -364,11 +364,18 @@ struct Narrow2dParams {
 // faster by geometric mean on 87 problems (0.76-2.11x; rows of 28-39 bytes 1.16x), rows of 1-8
 // KB against rows.cu's warps 1.13x on 48 (0.97-2.3x); rows of 16-27 bytes 0.96x (0.56-1.47x, 52
 // problems), so those keep the narrow kernel (session 32, docs/perf/cells-h200.md).
+// Cells of kCellWordMinBytes to kCellMinBytes - 1 bytes on 4-byte words whose other dims keep
+// their order (the normalized problem is the cell's dims and one more: batched tiny transposes,
+// (4, 6, N) perm (1, 0, 2)) take these tiles too: 25 such problems (18 random) ran 1.39x faster
+// than the narrow kernel's tiles (1.24-1.62x; 0.35-0.48 -> 0.51-0.68 of a copy, H200); cells of
+// 8-15 bytes, cells off words and those with permuted outer dims ran 0.42-1.03x, so those keep
+// the narrow kernel (session 33, docs/perf/cells-h200.md).
 // kCellBlocksPerSm: 5 blocks of 48 registers ran 1.03x faster than 4 of 63 (more loads in
 // flight: a block's loads and writes alternate); kRowBlockSmemBytes keeps five rows blocks an SM.
 inline constexpr int kCellThreads = 256;
 inline constexpr int kCellTileBytes = 16384;
 inline constexpr int kCellMinBytes = 32;
+inline constexpr int kCellWordMinBytes = 16;  // cells on words, outer dims in order
 inline constexpr int kCellRowMinBytes = 28;  // cells of one dim (rows)
 inline constexpr int kCellMaxBytes = 8192;
 inline constexpr int kCellMaxElems = 8192;

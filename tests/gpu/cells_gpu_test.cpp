@@ -45,6 +45,12 @@ TEST(CudaCells, WhichProblemsHaveCells) {
       {{3, 5, 1000}, {1, 0, 2}, 1, 0},                 // 15 bytes and no larger prefix
       {{3, 5, 1000}, {1, 0, 2}, 2, 0},                 // 30 bytes: under kCellMinBytes
       {{2, 8, 1000}, {1, 0, 2}, 2, 2},                 // 32 bytes
+      {{4, 6, 1000}, {1, 0, 2}, 1, 2},                 // 24 bytes on words, outer dims in order
+      {{2, 4, 30, 40}, {1, 0, 2, 3}, 2, 2},            // 16 bytes (the outer dims fuse)
+      {{3, 4, 2, 1000}, {2, 1, 0, 3}, 1, 3},           // 24 bytes of three dims
+      {{4, 6, 30, 40}, {1, 0, 3, 2}, 1, 0},            // 24 bytes, outer dims permuted
+      {{2, 4, 1000}, {1, 0, 2}, 1, 0},                 // 8 bytes: under kCellWordMinBytes
+      {{3, 3, 1000}, {1, 0, 2}, 2, 0},                 // 18 bytes: off words
       {{100, 100, 1000}, {1, 0, 2}, 2, 0},             // 20000 bytes: over kCellMaxBytes
       {{100, 90, 1000}, {1, 0, 2}, 1, 0},              // 9000 bytes
       {{64, 64, 1000}, {1, 0, 2}, 2, 2},               // 8192 bytes
@@ -138,7 +144,9 @@ TEST(CudaCells, CellsAnyAlignment) {
       {{100, 3, 200}, {0, 2, 1}},             {{33, 5, 7, 3}, {0, 2, 3, 1}},
       {{1000, 5, 7}, {0, 2, 1}},              {{4095, 3, 2}, {0, 2, 1}},
       {{5, 7, 3, 20}, {0, 2, 1, 3}},          {{15, 15, 15, 15}, {0, 2, 3, 1}},
-      {{9, 31, 17}, {0, 2, 1}}};
+      {{9, 31, 17}, {0, 2, 1}},               {{4, 6, 999}, {1, 0, 2}},
+      {{2, 4, 1501}, {1, 0, 2}},              {{3, 4, 2, 777}, {2, 1, 0, 3}},
+      {{2, 2, 4, 35, 37}, {2, 0, 1, 3, 4}}};
   const std::vector<std::pair<size_t, size_t>> offsets = {{0, 0}, {2, 2}, {4, 0}, {0, 6},
                                                            {1, 3}, {3, 1}, {15, 9}};
   const DeviceInfo dev = fake_h100();
