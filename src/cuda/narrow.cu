@@ -218,8 +218,9 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
       }
       uint32_t* d = reinterpret_cast<uint32_t*>(data + r * p.pitch + at);  // 4-byte aligned
       if constexpr (decltype(padded)::value) {
-        // row_break is a multiple of 8 and `at` of 16: words 0, 1 lie in one break's stretch,
-        // words 2, 3 in it or (at row_break - 8 past its start) in the next.
+        // `at` is a multiple of 16 and row_break of 8: words 0, 1 lie in one break's stretch,
+        // words 2, 3 in it or (at row_break - 8 past its start) in the next. The planner's
+        // row_break is a multiple of 16 today (d2 == d; tests/gpu/narrow_plan_test.cpp).
         const int k = static_cast<int>(p.break_div.div(static_cast<uint32_t>(at)));
         d += k * (kNarrowRowPad / 4);
         uint32_t* d2 = d + (at - k * p.row_break == p.row_break - 8 ? kNarrowRowPad / 4 : 0);

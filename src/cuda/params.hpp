@@ -198,9 +198,10 @@ struct NarrowParams {
   // or kNarrowLineGroup (a line, spans of kNarrowLineSpanBytes and more).
   int32_t group_shift = 3;
   int32_t pitch = 0;       // bytes per row (16 x chunks + 4: odd in words, see narrow.cu)
-  // Gathered tiles whose output-fastest dim lies in the row past dims of a multiple of 8
+  // Gathered tiles whose output-fastest dim lies in the row past dims of a multiple of 16
   // elements (Tile::run_pad_dim): kNarrowRowPad bytes follow each row_break bytes of the row
-  // (byte x of the row at x + kNarrowRowPad x (x / row_break)); 0: rows as they are.
+  // (byte x of the row at x + kNarrowRowPad x (x / row_break); row_break a multiple of 16, so a
+  // realigned 16-byte chunk lies in one stretch); 0: rows as they are.
   int32_t row_break = 0;
   FastDiv32 break_div;     // row_break
   int32_t column_words = 0;  // quads: words per column word of the rows (tile_shape.hpp)

@@ -106,7 +106,6 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
     int64_t row_bytes = T.in_run * g.esize;
     if (f > 0 && f <= a && below % 16 == 0 && T.t[f] * g.esize >= 16) {
       T.run_pad_dim = f;
-      T.run_elems = (below + kNarrowRowPad / g.esize) * from;
       row_bytes = narrow_padded_row_bytes(row_bytes, below * g.esize);
     }
     T.pitch = narrow_pitch(row_bytes);

@@ -47,9 +47,9 @@ struct Tile {
   // dim's shared-memory stride, the volume of the run's dims before it, is padded by one
   // element so that it is odd (an even power of two made the write phase's lanes hit one bank:
   // 32-way conflicts, 2.2x the time of a (64,64,32,32) perm (1,3,0,2) packed tile on an H200).
-  // Narrow gathered tiles pad it where the volume is a multiple of 8 (params.hpp
-  // kNarrowRowPad). run_pad_dim: that dim, else -1; run_elems: the input run's footprint in
-  // shared memory (elements).
+  // Narrow gathered tiles pad it by a word where the volume is a multiple of 16 and the dim
+  // holds 16 bytes or more (params.hpp kNarrowRowPad). run_pad_dim: that dim, else -1;
+  // run_elems: the input run's footprint in shared memory (elements; classic tiles).
   int run_pad_dim = -1;
   int64_t run_elems = 0;
   int64_t smem_bytes = 0;             // what a block's tile buffer (and tables) take

@@ -219,6 +219,8 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
         int64_t tf = 1;  // the output-fastest dim's tile extent
         for (int j = 0; j < p.rank && tf == 1; ++j) tf = T.t[p.perm[j]];
         ASSERT_TRUE(lanes_apart(spec.narrow, es, tf)) << p.to_string() << " " << summarize(p, c);
+        // narrow.cu's realignment keeps each 16-byte chunk in one stretch between paddings.
+        ASSERT_EQ(spec.narrow.row_break % 16, 0) << p.to_string() << " " << summarize(p, c);
         padded += spec.narrow.row_break > 0;
       }
       lines += !spec.narrow.quad && spec.narrow.group_shift == 5;
