@@ -496,9 +496,9 @@ __device__ __forceinline__ TileInfo tile_info(const NarrowParams& p, uint64_t t)
 }
 
 // kHalo: the plan's quads take halo rows (NarrowParams::halo; 1-byte quads only), an
-// instantiation of its own: in the others, the halo's work cost 1 % (76 -> 80 registers).
+// instantiation of its own: in the others, the halo's work cost 1 % (H100, session 25).
 template <int ES, int G, Write W, bool kHalo = false>
-__global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
+__global__ void __launch_bounds__(narrow_block_threads(ES, W == Write::Quads), kNarrowBlocks)
     narrow_kernel(const __grid_constant__ NarrowParams p, const uint8_t* __restrict__ in,
                   uint8_t* __restrict__ out, const TileDeal deal) {
   extern __shared__ uint4 smem_raw[];
@@ -508,40 +508,54 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   SpanEntry* spans = reinterpret_cast<SpanEntry*>(rows + p.rd.runs);
   QuadColumn* columns = reinterpret_cast<QuadColumn*>(spans + p.wr.runs);  // quads only
   uint16_t* offs = reinterpret_cast<uint16_t*>(spans + p.wr.runs);            // tables only
-  for (int i = threadIdx.x; i < p.rd.runs; i += kNarrowThreads) {
-    const Decoded<int64_t> d = decode_index<int64_t>(p.rd.dim, p.rd.n_dims, i);
-    rows[i] = {d.global, d.coord, 0};
-  }
-  for (int i = threadIdx.x; i < p.wr.runs; i += kNarrowThreads) {
-    const Decoded<int64_t> d = decode_index<int64_t>(p.wr.dim, p.wr.n_dims, i);
-    spans[i] = {d.global, d.coord, d.shared};
-  }
-  if (W == Write::Table)
-    for (int o = threadIdx.x; o < p.out_run; o += kNarrowThreads)
-      offs[o] = static_cast<uint16_t>(decode_index<int64_t>(p.tab, p.n_tab, o).shared);
   // Tiles in order, by the launch's counter, or round-robin (a null one; tile_order.cuh). The
   // tile after the next is taken and decoded by one thread an iteration ahead (a 64-bit division
   // per grid dim: by every thread, it cost ~14 % of the kernel's instructions) and handed over
-  // through shared memory across the iteration's barriers. In gathered tiles that thread is the
-  // block's last: the phases' loops give their leftover iterations to the first threads, so the
-  // last warp has the least else to do before each barrier (H100, session 26, 1-2 B `dtypes`:
-  // packed, packed-split and fvi-small 1.05-1.06x). Quad tiles keep thread 0: with the last,
-  // they ran 0.88-1.09x (1.00x in all).
-  const bool dealer = threadIdx.x == (W == Write::Quads ? 0 : kNarrowThreads - 1);
+  // through shared memory. In gathered tiles that thread is the block's last: the phases' loops
+  // give their leftover iterations to the first threads, so the last warp has the least else to
+  // do before each barrier (H100, session 26, 1-2 B `dtypes`: packed, packed-split and fvi-small
+  // 1.05-1.06x). 1-byte quads keep thread 0: with the last, they ran 0.88-1.09x (1.00x in all).
+  // 2-byte quads have a warp of their own that deals (kDealWarp, narrow_block_threads): after
+  // the first barrier, while the others realign and write, so the moves never wait for it; it
+  // hands the tile over through barrier 2 (bar.arrive; the movers bar.sync), and the second
+  // barrier, 1, is the movers' alone (H200, session 34: 2-byte quads 1.07x, 0.88-1.22x; with
+  // such a warp 1-byte quads ran 1.01x, some 0.76-0.9x, and gathered tiles 0.97-0.99x, so they
+  // keep their dealing thread).
+  constexpr bool kDealWarp = narrow_block_threads(ES, W == Write::Quads) > kNarrowThreads;
+  const bool mover = !kDealWarp || threadIdx.x < kNarrowThreads;
+  const bool dealer =
+      threadIdx.x == (kDealWarp ? kNarrowThreads : W == Write::Quads ? 0 : kNarrowThreads - 1);
+  if (mover) {
+    for (int i = threadIdx.x; i < p.rd.runs; i += kNarrowThreads) {
+      const Decoded<int64_t> d = decode_index<int64_t>(p.rd.dim, p.rd.n_dims, i);
+      rows[i] = {d.global, d.coord, 0};
+    }
+    for (int i = threadIdx.x; i < p.wr.runs; i += kNarrowThreads) {
+      const Decoded<int64_t> d = decode_index<int64_t>(p.wr.dim, p.wr.n_dims, i);
+      spans[i] = {d.global, d.coord, d.shared};
+    }
+    if (W == Write::Table)
+      for (int o = threadIdx.x; o < p.out_run; o += kNarrowThreads)
+        offs[o] = static_cast<uint16_t>(decode_index<int64_t>(p.tab, p.n_tab, o).shared);
+  }
   __shared__ TileInfo ahead[2];
   __shared__ int64_t later[2];  // the tiles of ahead[]
   __shared__ TileOrder order;
+  // The tile after `t` into slot `slot` of later[] and ahead[].
+  const auto deal_after = [&](int64_t t, int slot) {
+    later[slot] = order.after(t);
+    if (later[slot] < p.num_tiles) ahead[slot] = tile_info<ES, W, kHalo>(p, later[slot]);
+  };
   int64_t t = blockIdx.x;
   __syncthreads();
   const uint8_t* in_end = in + p.in_bytes;
   TileInfo b;
   if (t < p.num_tiles) {
     b = tile_info<ES, W, kHalo>(p, t);
-    load_rows<ES, W>(p, in, in_end, b.in * ES, rows, b, raw, kHalo && b.halo);
+    if (mover) load_rows<ES, W>(p, in, in_end, b.in * ES, rows, b, raw, kHalo && b.halo);
     if (dealer) {
       order.start(deal, p.num_tiles);
-      later[0] = order.after(t);
-      if (later[0] < p.num_tiles) ahead[0] = tile_info<ES, W, kHalo>(p, later[0]);
+      deal_after(t, 0);
     }
   }
   __syncthreads();
@@ -549,36 +563,53 @@ __global__ void __launch_bounds__(kNarrowThreads, kNarrowBlocks)
   // previous iteration finished reading (before its second barrier), and stay in flight
   // through this one. Two barriers a tile: the first also keeps this realignment from
   // overwriting the rows and column entries that the previous write phase still reads (a third,
-  // after the write phase, bought nothing: 1.00x, session 26).
+  // after the write phase, bought nothing: 1.00x, session 26). The slot of later[] and ahead[]
+  // that iteration k reads was dealt before iteration k - 1's second barrier or, by the deal
+  // warp, in iteration k - 1, which it marks by arriving at barrier 2 (the movers wait there at
+  // the top of iteration k; the deal warp's next arrival comes after the next first barrier).
   for (uint32_t k = 0; t < p.num_tiles; ++k) {
     const int s = k & 1;
+    if (kDealWarp && mover && k > 0)
+      asm volatile("bar.sync 2, %0;\n" ::"n"(kNarrowThreads + 32) : "memory");
     const int64_t next = later[s];
     TileInfo nb;
     if (next < p.num_tiles) {
       nb = ahead[s];
-      if (dealer) {
-        later[s ^ 1] = order.after(next);
-        if (later[s ^ 1] < p.num_tiles) ahead[s ^ 1] = tile_info<ES, W, kHalo>(p, later[s ^ 1]);
-      }
-      load_rows<ES, W>(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes,
-                       kHalo && nb.halo);
+      if (!kDealWarp && dealer) deal_after(next, s ^ 1);
+      if (mover)
+        load_rows<ES, W>(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes,
+                         kHalo && nb.halo);
       asm volatile("cp.async.wait_group 1;\n" ::);
     } else {
       asm volatile("cp.async.wait_group 0;\n" ::);
     }
     __syncthreads();
-    realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data,
-                        kHalo && b.halo);
-    if constexpr (W == Write::Quads)
-      place_quads<ES>(p, out, b.out * ES, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b), spans,
-                     columns);
-    __syncthreads();
-    if constexpr (W == Write::Quads) {
-      write_quads<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, b.units, kHalo && b.halo);
-      write_quad_ends<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b),
-                          kHalo && b.halo, !kHalo || b.last);
+    if (kDealWarp && !mover && next < p.num_tiles) {  // iteration k + 1 follows
+      if (dealer) deal_after(next, s ^ 1);
+      __syncwarp();
+      asm volatile("bar.arrive 2, %0;\n" ::"n"(kNarrowThreads + 32) : "memory");
+    }
+    if (mover) {
+      realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data,
+                          kHalo && b.halo);
+      if constexpr (W == Write::Quads)
+        place_quads<ES>(p, out, b.out * ES, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b), spans,
+                       columns);
+    }
+    if constexpr (kDealWarp) {
+      if (mover) asm volatile("bar.sync 1, %0;\n" ::"n"(kNarrowThreads) : "memory");
     } else {
-      write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
+      __syncthreads();
+    }
+    if (mover) {
+      if constexpr (W == Write::Quads) {
+        write_quads<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, b.units,
+                        kHalo && b.halo);
+        write_quad_ends<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b),
+                            kHalo && b.halo, !kHalo || b.last);
+      } else {
+        write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
+      }
     }
     b = nb;
     t = next;
@@ -602,7 +633,8 @@ cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
     if (capture == cudaStreamCaptureStatusNone)
       deal = tile_deal_claim(device, deal_tickets(p.num_tiles, grid));
   }
-  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W, kHalo>, grid, kNarrowThreads,
+  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W, kHalo>, grid,
+                                      narrow_block_threads(ES, W == Write::Quads),
                                       static_cast<unsigned>(p.smem_bytes), stream, p, in, out,
                                       deal);
   if (e != cudaSuccess) tile_deal_cancel(device, deal);

@@ -155,6 +155,12 @@ constexpr int narrow_group_shift(int64_t span_bytes) {
 }
 static_assert(1 << 5 == kNarrowLineGroup && 1 << 3 == kNarrowGroup, "narrow_group_shift");
 inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register use allows
+// Threads of a narrow.cu block: kNarrowThreads move the tiles; 2-byte quad tiles add a warp
+// that deals them (narrow.cu), within the same launch bounds (its registers stay at three
+// blocks an SM).
+constexpr int narrow_block_threads(int elem_size, bool quads) {
+  return kNarrowThreads + (quads && elem_size == 2 ? 32 : 0);
+}
 inline constexpr int kNarrowHaloRows = 4;  // quads' halo rows: a unit (NarrowParams::halo)
 // Gathered tiles: a row's dims before the output-fastest one f hold P elements, so a group's
 // 8 lanes, 4 output bytes apart, read P words apart: P a multiple of 32 puts them on one bank,
