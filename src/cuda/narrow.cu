@@ -271,11 +271,13 @@ __global__ void __launch_bounds__(narrow_block_threads(ES, W == Write::Quads), k
   // 1.05-1.06x). 1-byte quads keep thread 0: with the last, they ran 0.88-1.09x (1.00x in all).
   // 2-byte quads have a warp of their own that deals (kDealWarp, narrow_block_threads): after
   // the first barrier, while the others realign and write, so the moves never wait for it; it
-  // hands the tile over through barrier 2 (bar.arrive; the movers bar.sync), and the second
-  // barrier, 1, is the movers' alone (H200, session 34: 2-byte quads 1.07x, 0.88-1.22x; with
-  // such a warp 1-byte quads ran 1.01x, some 0.76-0.9x, and gathered tiles 0.97-0.99x, so they
-  // keep their dealing thread).
-  constexpr bool kDealWarp = narrow_block_threads(ES, W == Write::Quads) > kNarrowThreads;
+  // hands the tile over through barrier kDealtBarrier (bar.arrive; the movers bar.sync), and the
+  // second barrier, kMoversBarrier, is the movers' alone (H200, session 34: 2-byte quads 1.07x,
+  // 0.88-1.22x; with such a warp 1-byte quads ran 1.01x, some 0.76-0.9x, and gathered tiles
+  // 0.97-0.99x, so they keep their dealing thread).
+  constexpr int kThreads = narrow_block_threads(ES, W == Write::Quads);
+  constexpr bool kDealWarp = kThreads > kNarrowThreads;
+  constexpr int kMoversBarrier = 1, kDealtBarrier = 2;  // named barriers (0: __syncthreads)
   const bool mover = !kDealWarp || threadIdx.x < kNarrowThreads;
   const bool dealer =
       threadIdx.x == (kDealWarp ? kNarrowThreads : W == Write::Quads ? 0 : kNarrowThreads - 1);
@@ -314,12 +316,12 @@ __global__ void __launch_bounds__(narrow_block_threads(ES, W == Write::Quads), k
   // overwriting the rows and column entries that the previous write phase still reads (a third,
   // after the write phase, bought nothing: 1.00x, session 26). The slot of later[] and ahead[]
   // that iteration k reads was dealt before iteration k - 1's second barrier or, by the deal
-  // warp, in iteration k - 1, which it marks by arriving at barrier 2 (the movers wait there at
+  // warp, in iteration k - 1, which it marks by arriving at kDealtBarrier (the movers wait there at
   // the top of iteration k; the deal warp's next arrival comes after the next first barrier).
   for (uint32_t k = 0; t < p.num_tiles; ++k) {
     const int s = k & 1;
     if (kDealWarp && mover && k > 0)
-      asm volatile("bar.sync 2, %0;\n" ::"n"(kNarrowThreads + 32) : "memory");
+      asm volatile("bar.sync %0, %1;\n" ::"n"(kDealtBarrier), "n"(kThreads) : "memory");
     const int64_t next = later[s];
     TileInfo nb;
     if (next < p.num_tiles) {
@@ -336,7 +338,7 @@ __global__ void __launch_bounds__(narrow_block_threads(ES, W == Write::Quads), k
     if (kDealWarp && !mover && next < p.num_tiles) {  // iteration k + 1 follows
       if (dealer) deal_after<ES, W, kHalo>(p, order, later, ahead, next, s ^ 1);
       __syncwarp();
-      asm volatile("bar.arrive 2, %0;\n" ::"n"(kNarrowThreads + 32) : "memory");
+      asm volatile("bar.arrive %0, %1;\n" ::"n"(kDealtBarrier), "n"(kThreads) : "memory");
     }
     if (mover) {
       realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data,
@@ -346,7 +348,8 @@ __global__ void __launch_bounds__(narrow_block_threads(ES, W == Write::Quads), k
                        columns);
     }
     if constexpr (kDealWarp) {
-      if (mover) asm volatile("bar.sync 1, %0;\n" ::"n"(kNarrowThreads) : "memory");
+      if (mover)
+        asm volatile("bar.sync %0, %1;\n" ::"n"(kMoversBarrier), "n"(kNarrowThreads) : "memory");
     } else {
       __syncthreads();
     }
