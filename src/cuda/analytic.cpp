@@ -189,8 +189,9 @@ bool l2_resident(const Problem& p, const DeviceInfo& dev) {
 }
 
 // Blocks of the narrow kernel resident on one SM: its registers (two blocks at least, its launch
-// bounds), threads and the tile's shared memory with the tables. 2-byte quads' blocks have a
-// deal warp more (narrow_block_threads), whose launch bounds hold them to the same blocks.
+// bounds), threads and the tile's shared memory with the tables. Quad blocks with a deal warp
+// (NarrowParams::deal_warp) have 32 threads more, whose launch bounds hold them to the same
+// blocks.
 static int narrow_resident(const DeviceInfo& dev, int64_t smem) {
   const int regs = (dev.narrow_regs > 0 ? dev.narrow_regs : 128) + 7;
   int r = std::min(dev.regs_per_sm / (regs / 8 * 8 * kNarrowThreads),

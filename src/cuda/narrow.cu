@@ -251,8 +251,8 @@ __device__ __forceinline__ void deal_after(const NarrowParams& p, TileOrder& ord
 
 // kHalo: the plan's quads take halo rows (NarrowParams::halo; 1-byte quads only), an
 // instantiation of its own: in the others, the halo's work cost 1 % (H100, session 25).
-template <int ES, int G, Write W, bool kHalo = false>
-__global__ void __launch_bounds__(narrow_block_threads(ES, W == Write::Quads), kNarrowBlocks)
+template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false>
+__global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks)
     narrow_kernel(const __grid_constant__ NarrowParams p, const uint8_t* __restrict__ in,
                   uint8_t* __restrict__ out, const TileDeal deal) {
   extern __shared__ uint4 smem_raw[];
@@ -268,15 +268,15 @@ __global__ void __launch_bounds__(narrow_block_threads(ES, W == Write::Quads), k
   // through shared memory. In gathered tiles that thread is the block's last: the phases' loops
   // give their leftover iterations to the first threads, so the last warp has the least else to
   // do before each barrier (H100, session 26, 1-2 B `dtypes`: packed, packed-split and fvi-small
-  // 1.05-1.06x). 1-byte quads keep thread 0: with the last, they ran 0.88-1.09x (1.00x in all).
-  // 2-byte quads have a warp of their own that deals (kDealWarp, narrow_block_threads): after
-  // the first barrier, while the others realign and write, so the moves never wait for it; it
-  // hands the tile over through barrier kDealtBarrier (bar.arrive; the movers bar.sync), and the
-  // second barrier, kMoversBarrier, is the movers' alone (H200, session 34: 2-byte quads 1.07x,
-  // 0.88-1.22x; with such a warp 1-byte quads ran 1.01x, some 0.76-0.9x, and gathered tiles
-  // 0.97-0.99x, so they keep their dealing thread).
-  constexpr int kThreads = narrow_block_threads(ES, W == Write::Quads);
-  constexpr bool kDealWarp = kThreads > kNarrowThreads;
+  // 1.05-1.06x). 1-byte quads with rows of 64 bytes and more keep thread 0: with the last, they
+  // ran 0.88-1.09x (1.00x in all). Other quads (NarrowParams::deal_warp) have a warp of their
+  // own that deals (kDealWarp, narrow_block_threads): after the first barrier, while the others
+  // realign and write, so the moves never wait for it; it hands the tile over through barrier
+  // kDealtBarrier (bar.arrive; the movers bar.sync), and the second barrier, kMoversBarrier, is
+  // the movers' alone (H200, session 34: 2-byte quads 1.07x, 0.88-1.22x; session 35: 1-byte
+  // quads with rows under 64 bytes 1.05x, longer ones 0.95-0.97x, the slowest 0.76x with 8 %
+  // more DRAM traffic; gathered tiles 0.97-0.99x, so they keep their dealing thread).
+  constexpr int kThreads = narrow_block_threads(kDealWarp);
   constexpr int kMoversBarrier = 1, kDealtBarrier = 2;  // named barriers (0: __syncthreads)
   const bool mover = !kDealWarp || threadIdx.x < kNarrowThreads;
   const bool dealer =
@@ -373,7 +373,7 @@ __global__ void __launch_bounds__(narrow_block_threads(ES, W == Write::Quads), k
 // the counter's base) and a slot is free; otherwise round-robin. The capture query is a host call
 // on these launches only (over 2 x grid tiles of 16 KB: ~13 MB and more); others make the launch
 // alone.
-template <int ES, int G, Write W, bool kHalo = false>
+template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false>
 cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                        cudaStream_t stream, unsigned grid, int device) {
   TileDeal deal{};
@@ -385,8 +385,8 @@ cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
     if (capture == cudaStreamCaptureStatusNone)
       deal = tile_deal_claim(device, deal_tickets(p.num_tiles, grid));
   }
-  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W, kHalo>, grid,
-                                      narrow_block_threads(ES, W == Write::Quads),
+  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W, kHalo, kDealWarp>, grid,
+                                      narrow_block_threads(kDealWarp),
                                       static_cast<unsigned>(p.smem_bytes), stream, p, in, out,
                                       deal);
   if (e != cudaSuccess) tile_deal_cancel(device, deal);
@@ -397,18 +397,23 @@ cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
 template <int ES, int G>
 cudaError_t launch_write(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                          cudaStream_t stream, unsigned grid, int device) {
-  if constexpr (ES == 1) {
-    if (p.quad && p.halo)
-      return launch_one<1, 1, Write::Quads, true>(p, in, out, stream, grid, device);
+  if (p.quad) {
+    if constexpr (ES == 1) {
+      if (p.halo)
+        return p.deal_warp
+                   ? launch_one<1, 1, Write::Quads, true, true>(p, in, out, stream, grid, device)
+                   : launch_one<1, 1, Write::Quads, true>(p, in, out, stream, grid, device);
+      if (!p.deal_warp) return launch_one<1, 1, Write::Quads>(p, in, out, stream, grid, device);
+    }
+    return launch_one<ES, ES, Write::Quads, false, true>(p, in, out, stream, grid, device);
   }
-  if (p.quad) return launch_one<ES, ES, Write::Quads>(p, in, out, stream, grid, device);
   if (p.n_tab > 0) return launch_one<ES, G, Write::Table>(p, in, out, stream, grid, device);
   return launch_one<ES, G, Write::Evenly>(p, in, out, stream, grid, device);
 }
 
-template <int ES, int G, Write W, bool kHalo = false>
+template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false>
 void allow_smem() {
-  cudaFuncSetAttribute(narrow_kernel<ES, G, W, kHalo>,
+  cudaFuncSetAttribute(narrow_kernel<ES, G, W, kHalo, kDealWarp>,
                        cudaFuncAttributeMaxDynamicSharedMemorySize, kNarrowMaxSmemBytes);
 }
 
@@ -436,9 +441,11 @@ int narrow_kernel_setup(int ordinal) {
   cudaGetLastError();
   allow_smem<1, 1, Write::Quads>();
   allow_smem<1, 1, Write::Quads, true>();
+  allow_smem<1, 1, Write::Quads, false, true>();
+  allow_smem<1, 1, Write::Quads, true, true>();
   allow_smem<1, 1, Write::Evenly>();
   allow_smem<1, 1, Write::Table>();
-  allow_smem<2, 2, Write::Quads>();
+  allow_smem<2, 2, Write::Quads, false, true>();
   allow_smem<2, 2, Write::Evenly>();
   allow_smem<2, 2, Write::Table>();
   allow_smem<2, 1, Write::Evenly>();
@@ -448,9 +455,11 @@ int narrow_kernel_setup(int ordinal) {
   const void* kernels[] = {
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads>),
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads, true>),
+      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads, false, true>),
+      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads, true, true>),
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Evenly>),
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Table>),
-      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Quads>),
+      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Quads, false, true>),
       reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Evenly>),
       reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Table>),
       reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Evenly>),

@@ -128,6 +128,7 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
     np->raw_bytes += kNarrowHaloRows * np->raw_pitch;
     np->smem_bytes += static_cast<int32_t>(halo_smem);
   }
+  np->deal_warp = np->quad && (es == 2 || rd.full < kNarrowDealWarpRowBytes1) ? 1 : 0;
 }
 
 namespace {

@@ -155,12 +155,17 @@ constexpr int narrow_group_shift(int64_t span_bytes) {
 }
 static_assert(1 << 5 == kNarrowLineGroup && 1 << 3 == kNarrowGroup, "narrow_group_shift");
 inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register use allows
-// Threads of a narrow.cu block: kNarrowThreads move the tiles; 2-byte quad tiles add a warp
-// that deals them (narrow.cu), within the same launch bounds (its registers stay at three
-// blocks an SM).
-constexpr int narrow_block_threads(int elem_size, bool quads) {
-  return kNarrowThreads + (quads && elem_size == 2 ? 32 : 0);
+// Threads of a narrow.cu block: kNarrowThreads move the tiles; quad plans with a deal warp
+// (NarrowParams::deal_warp) add a warp that deals them, within the same launch bounds (its
+// registers stay at three blocks an SM).
+constexpr int narrow_block_threads(bool deal_warp) {
+  return kNarrowThreads + (deal_warp ? 32 : 0);
 }
+// 1-byte quads take the deal warp where their rows (input runs) hold fewer bytes than this:
+// on the H200 those ran 1.05x faster with it, and rows of 96 bytes and more 0.95-0.97x (with 8 %
+// more DRAM traffic on the slowest, 0.76x; docs/perf/narrow-h200.md, session 35). 2-byte
+// quads always take it (session 34: 1.07x).
+inline constexpr int kNarrowDealWarpRowBytes1 = 64;
 inline constexpr int kNarrowHaloRows = 4;  // quads' halo rows: a unit (NarrowParams::halo)
 // Gathered tiles: a row's dims before the output-fastest one f hold P elements, so a group's
 // 8 lanes, 4 output bytes apart, read P words apart: P a multiple of 32 puts them on one bank,
@@ -198,6 +203,8 @@ struct NarrowParams {
   // last (halo_tiles along it) leave the word across their ends to the next.
   int32_t halo = 0;
   int32_t halo_grid = -1;
+  // 1: a warp of its own deals the tiles (narrow.cu; quads only, narrow_plan.cpp's rule).
+  int32_t deal_warp = 0;
   int64_t halo_tiles = 1;
   int64_t halo_in_step = 0;
   // Gathered writes: log2 of the positions of one span side by side, kNarrowGroup (a sector)

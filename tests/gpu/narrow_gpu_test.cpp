@@ -196,18 +196,23 @@ TEST(CudaNarrow, QuadHaloRowsAnyAlignment) {
       KernelSpec spec;
       build_spec(pc.p, t, &spec);
       if (!spec.narrow.halo) continue;
-      for (auto [a, b] : offsets) {
-        const auto got = launch_on(bufs, pc.in, a, b, [&](const uint8_t* src, uint8_t* dst) {
-          return launch_narrow(spec.narrow, 1, src, dst, nullptr, spec.choice.grid, 0);
-        });
-        ASSERT_EQ(got, pc.want) << pc.p.to_string() << " " << summarize(pc.p, t) << " offsets "
-                                << a << "/" << b;
-        ++runs;
+      // Dealt by a warp of its own or by thread 0, whichever the rule picks (NarrowParams::
+      // deal_warp: rows under kNarrowDealWarpRowBytes1), and the other way too.
+      for (const int deal_warp : {0, 1}) {
+        spec.narrow.deal_warp = deal_warp;
+        for (auto [a, b] : offsets) {
+          const auto got = launch_on(bufs, pc.in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+            return launch_narrow(spec.narrow, 1, src, dst, nullptr, spec.choice.grid, 0);
+          });
+          ASSERT_EQ(got, pc.want) << pc.p.to_string() << " " << summarize(pc.p, t)
+                                  << " offsets " << a << "/" << b << " deal warp " << deal_warp;
+          ++runs;
+        }
       }
     }
   }
   std::printf("%d quad launches with halo rows checked\n", runs);
-  EXPECT_GT(runs, 60);
+  EXPECT_GT(runs, 120);
 }
 
 // Gathered tiles with padded rows (NarrowParams::row_break: the output-fastest dim inside the

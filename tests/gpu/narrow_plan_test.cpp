@@ -171,7 +171,8 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
 TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
   const DeviceInfo dev = xpose_test::fake_h100();
   std::mt19937_64 rng(xpose_test::test_seed("NarrowPlanEmulation"));
-  int narrow = 0, tabled = 0, quads = 0, apart = 0, lines = 0, halos = 0, padded = 0;
+  int narrow = 0, tabled = 0, quads = 0, apart = 0, lines = 0, halos = 0, padded = 0,
+      dealt = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int rank = 2 + static_cast<int>(rng() % 7);
     const size_t es = 1 + rng() % 2;
@@ -193,14 +194,20 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
     std::vector<Choice> choices;
     enumerate_choices(p, dev, nullptr, &choices);
     // Halo rows (every quad candidate's block): only where their rows and shared memory allow.
+    // A deal warp for quads: 2-byte ones, and 1-byte ones with rows under
+    // kNarrowDealWarpRowBytes1 (narrow.cu launches 2-byte quads with it whatever the flag).
     for (const Choice& c : choices) {
       if (!c.narrow || c.narrow2d || c.cells) continue;
       KernelSpec spec;
       build_spec(p, c, &spec);
       const NarrowParams& np = spec.narrow;
       halos += np.halo;
+      dealt += np.deal_warp && es == 1;
       ASSERT_TRUE(!np.halo || (np.quad && np.rd.runs >= kNarrowHaloRows &&
                                np.smem_bytes <= kNarrowMaxSmemBytes))
+          << summarize(p, c);
+      ASSERT_EQ(np.deal_warp != 0,
+                np.quad != 0 && (es == 2 || np.rd.full < kNarrowDealWarpRowBytes1))
           << summarize(p, c);
     }
     for (size_t i = 0; i < choices.size() && i < 3; ++i) {
@@ -245,6 +252,7 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
               "apart, %d gathered by lines, %d with padded rows; %d quad candidates with halo "
               "rows\n",
               narrow, tabled, quads, apart, lines, padded, halos);
+  EXPECT_GT(dealt, 10);  // 1-byte quad candidates with a deal warp
   EXPECT_GT(halos, 10);  // 46-144 of a seed's problems (1-byte quads of runs off words)
   EXPECT_GT(narrow, 200);
   EXPECT_GT(tabled, 10);
