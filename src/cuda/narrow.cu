@@ -200,18 +200,11 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
       }
       uint32_t* d = reinterpret_cast<uint32_t*>(data + r * p.pitch + at);  // 4-byte aligned
       if constexpr (decltype(padded)::value) {
-        // `at` is a multiple of 16 and row_break of 8: words 0, 1 lie in one break's stretch,
-        // words 2, 3 in it or (at row_break - 8 past its start) in the next. The planner's
-        // row_break is a multiple of 16 today (d2 == d; tests/gpu/narrow_plan_test.cpp).
-        const int k = static_cast<int>(p.break_div.div(static_cast<uint32_t>(at)));
-        d += k * (kNarrowRowPad / 4);
-        uint32_t* d2 = d + (at - k * p.row_break == p.row_break - 8 ? kNarrowRowPad / 4 : 0);
-        const auto word = [&](int w) { return (w < 2 ? d : d2) + w; };
-        *word(rot) = y0, *word((rot + 1) & 3) = y1, *word((rot + 2) & 3) = y2;
-        *word((rot + 3) & 3) = y3;
-      } else {
-        d[rot] = y0, d[(rot + 1) & 3] = y1, d[(rot + 2) & 3] = y2, d[(rot + 3) & 3] = y3;
+        // `at` and row_break are multiples of 16 (tests/gpu/narrow_plan_test.cpp): the chunk
+        // lies in one stretch between paddings, a word of padding after each before it.
+        d += static_cast<int>(p.break_div.div(static_cast<uint32_t>(at))) * (kNarrowRowPad / 4);
       }
+      d[rot] = y0, d[(rot + 1) & 3] = y1, d[(rot + 2) & 3] = y2, d[(rot + 3) & 3] = y3;
     }
   };
   if (p.row_break) realign(std::true_type{});

@@ -162,8 +162,8 @@ constexpr int narrow_block_threads(bool deal_warp) {
   return kNarrowThreads + (deal_warp ? 32 : 0);
 }
 // 1-byte quads take the deal warp where their rows (input runs) hold fewer bytes than this:
-// on the H200 those ran 1.05x faster with it, and rows of 96 bytes and more 0.95-0.97x (with 8 %
-// more DRAM traffic on the slowest, 0.76x; docs/perf/narrow-h200.md, session 35). 2-byte
+// on the H200 those ran 1.05x faster with it, and rows of 96 bytes and more 0.93-1.01x (the
+// slowest, 0.76x, with 8 % more DRAM traffic; docs/perf/narrow-h200.md, session 35). 2-byte
 // quads always take it (session 34: 1.07x).
 inline constexpr int kNarrowDealWarpRowBytes1 = 64;
 inline constexpr int kNarrowHaloRows = 4;  // quads' halo rows: a unit (NarrowParams::halo)
@@ -203,7 +203,8 @@ struct NarrowParams {
   // last (halo_tiles along it) leave the word across their ends to the next.
   int32_t halo = 0;
   int32_t halo_grid = -1;
-  // 1: a warp of its own deals the tiles (narrow.cu; quads only, narrow_plan.cpp's rule).
+  // 1: a warp of its own deals the tiles (narrow.cu; quads only, narrow_plan.cpp's rule: every
+  // 2-byte quad, whose only instantiation has the warp).
   int32_t deal_warp = 0;
   int64_t halo_tiles = 1;
   int64_t halo_in_step = 0;
