@@ -12,7 +12,10 @@
 //   outside the tensor are left out;
 // - realign: 16-byte chunks of the raw rows, shifted to the row's start (bytes.cuh), are stored
 //   into the rows (gathered tiles: a word of padding after each NarrowParams::row_break bytes,
-//   where the write phase's lanes would meet on banks);
+//   where the write phase's lanes would meet on banks). Gathered tiles with raw rows
+//   (NarrowParams::raw_rows) skip it: their rows sit in the raw buffers at offsets congruent to
+//   their input addresses modulo 16 plus the tile's, so the write phase gathers from the raw
+//   copies (three buffers, one barrier a tile);
 // - write, disjoint runs (`tiled`: the rows are the output run's positions, the spans are the
 //   input run's positions, i.e. columns; write_quads): a lane takes a shared-memory word of
 //   columns x 4 rows (one 16-byte load: rows are kept by column word) and the 4 rows before
@@ -46,14 +49,14 @@ namespace {
 struct RowEntry {
   int64_t global;
   uint32_t coord;
-  int32_t pad;
+  int32_t shared;  // raw rows (NarrowParams::raw_rows): the row's offset in a raw buffer
 };
 
 // The counters of tile_order.cuh: one table per device (this module's), zero at load.
 __device__ unsigned long long tile_counters[kTileSlots];
 
-// Write phases (NarrowParams::quad and n_tab).
-enum class Write { Quads, Evenly, Table };
+// Write phases (NarrowParams::quad, n_tab and raw_rows; raw rows always have a table).
+enum class Write { Quads, Evenly, Table, Raw };
 
 // A divisor known only on the device (a tile's count of units): FastDiv32::make's numbers.
 __device__ __forceinline__ FastDiv32 device_div(uint32_t d) {
@@ -66,12 +69,14 @@ __device__ __forceinline__ FastDiv32 device_div(uint32_t d) {
 
 // Starts the loads of a tile's rows into `raw`: row r at r x raw_pitch holds the aligned
 // 16-byte chunks that cover it (from the boundary at or before its first byte), each moved by
-// one thread with cp.async. Chunks that reach outside [in, in_end) (the tensor's two ends) move
-// their bytes inside it one by one. `valid(r, entry)`: whether row r is in this tile. Ends: the
-// tile is away from the tensor's ends (std::true_type), or not (std::false_type: every chunk is
-// checked), or CheckEnds: tested here. (cells.cu's rows load their chunks the same way.)
+// one thread with cp.async; kRaw (raw rows): from the chunk boundary that puts its first byte at
+// T + its offset (RowEntry::shared), T the tile's input address modulo 16. Chunks that reach
+// outside [in, in_end) (the tensor's two ends) move their bytes inside it one by one.
+// `valid(r, entry)`: whether row r is in this tile. Ends: the tile is away from the tensor's
+// ends (std::true_type), or not (std::false_type: every chunk is checked), or CheckEnds: tested
+// here. (cells.cu's rows load their chunks the same way.)
 struct CheckEnds {};
-template <class Ends, class Valid>
+template <class Ends, bool kRaw = false, class Valid>
 __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_t* in,
                                              const uint8_t* in_end, int64_t tile_in,
                                              const RowEntry* rows, const TileBase& b,
@@ -92,7 +97,10 @@ __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_
     const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
     if (!valid(r, e) || at >= shift + len) continue;
     const uint8_t* src = first - shift + at;
-    uint8_t* dst = raw + r * p.raw_pitch + at;
+    uint8_t* dst =
+        raw + at +
+        (kRaw ? e.shared + static_cast<int>(reinterpret_cast<uintptr_t>(tile) & 15) - shift
+              : r * p.raw_pitch);
     if (clear || (src >= in && src + kNarrowChunk <= in_end)) {
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
                        static_cast<unsigned>(__cvta_generic_to_shared(dst))),
@@ -130,7 +138,8 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
                               kNarrowHaloRows * p.raw_per_row);
   } else {
     const auto valid = [&b](int, const RowEntry& e) { return inside(e.coord, b); };
-    load_rows_as<CheckEnds>(p, in, in_end, tile_in, rows, b, raw, valid, p.raw_positions);
+    load_rows_as<CheckEnds, W == Write::Raw>(p, in, in_end, tile_in, rows, b, raw, valid,
+                                             p.raw_positions);
   }
   asm volatile("cp.async.commit_group;\n" ::);
 }
@@ -249,8 +258,10 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks
     narrow_kernel(const __grid_constant__ NarrowParams p, const uint8_t* __restrict__ in,
                   uint8_t* __restrict__ out, const TileDeal deal) {
   extern __shared__ uint4 smem_raw[];
-  uint8_t* raw = reinterpret_cast<uint8_t*>(smem_raw);  // two buffers of raw_bytes
-  uint8_t* data = raw + 2 * p.raw_bytes;
+  // Raw buffers of raw_bytes: two, or three with raw rows (no `data`: data_bytes is 0).
+  constexpr int kBuffers = W == Write::Raw ? 3 : 2;
+  uint8_t* raw = reinterpret_cast<uint8_t*>(smem_raw);
+  uint8_t* data = raw + kBuffers * p.raw_bytes;
   RowEntry* rows = reinterpret_cast<RowEntry*>(data + p.data_bytes);
   SpanEntry* spans = reinterpret_cast<SpanEntry*>(rows + p.rd.runs);
   QuadColumn* columns = reinterpret_cast<QuadColumn*>(spans + p.wr.runs);  // quads only
@@ -277,13 +288,13 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks
   if (mover) {
     for (int i = threadIdx.x; i < p.rd.runs; i += kNarrowThreads) {
       const Decoded<int64_t> d = decode_index<int64_t>(p.rd.dim, p.rd.n_dims, i);
-      rows[i] = {d.global, d.coord, 0};
+      rows[i] = {d.global, d.coord, W == Write::Raw ? d.shared : 0};
     }
     for (int i = threadIdx.x; i < p.wr.runs; i += kNarrowThreads) {
       const Decoded<int64_t> d = decode_index<int64_t>(p.wr.dim, p.wr.n_dims, i);
       spans[i] = {d.global, d.coord, d.shared};
     }
-    if (W == Write::Table)
+    if (W == Write::Table || W == Write::Raw)
       for (int o = threadIdx.x; o < p.out_run; o += kNarrowThreads)
         offs[o] = static_cast<uint16_t>(decode_index<int64_t>(p.tab, p.n_tab, o).shared);
   }
@@ -311,8 +322,13 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks
   // that iteration k reads was dealt before iteration k - 1's second barrier or, by the deal
   // warp, in iteration k - 1, which it marks by arriving at kDealtBarrier (the movers wait there at
   // the top of iteration k; the deal warp's next arrival comes after the next first barrier).
+  // Raw rows: one barrier a tile. Iteration k's write phase reads raw buffer k mod 3 and the
+  // next tile's loads go to buffer k + 1 mod 3, which iteration k - 2's write phase read before
+  // iteration k - 1's barrier.
+  int buf = 0;  // the raw buffer of tile t
   for (uint32_t k = 0; t < p.num_tiles; ++k) {
     const int s = k & 1;
+    const int next_buf = W == Write::Raw ? (buf == 2 ? 0 : buf + 1) : s ^ 1;
     if (kDealWarp && mover && k > 0)
       asm volatile("bar.sync %0, %1;\n" ::"n"(kDealtBarrier), "n"(kThreads) : "memory");
     const int64_t next = later[s];
@@ -321,20 +337,29 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks
       nb = ahead[s];
       if (!kDealWarp && dealer) deal_after<ES, W, kHalo>(p, order, later, ahead, next, s ^ 1);
       if (mover)
-        load_rows<ES, W>(p, in, in_end, nb.in * ES, rows, nb, raw + (s ^ 1) * p.raw_bytes,
+        load_rows<ES, W>(p, in, in_end, nb.in * ES, rows, nb, raw + next_buf * p.raw_bytes,
                          kHalo && nb.halo);
       asm volatile("cp.async.wait_group 1;\n" ::);
     } else {
       asm volatile("cp.async.wait_group 0;\n" ::);
     }
     __syncthreads();
+    if constexpr (W == Write::Raw) {
+      const int shift = static_cast<int>((reinterpret_cast<uintptr_t>(in) + b.in * ES) & 15);
+      write_gathered<ES, G, true>(p, out + b.out * ES, raw + buf * p.raw_bytes + shift, spans,
+                                  offs, b);
+      buf = next_buf;
+      b = nb;
+      t = next;
+      continue;
+    }
     if (kDealWarp && !mover && next < p.num_tiles) {  // iteration k + 1 follows
       if (dealer) deal_after<ES, W, kHalo>(p, order, later, ahead, next, s ^ 1);
       __syncwarp();
       asm volatile("bar.arrive %0, %1;\n" ::"n"(kDealtBarrier), "n"(kThreads) : "memory");
     }
     if (mover) {
-      realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + s * p.raw_bytes, data,
+      realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + buf * p.raw_bytes, data,
                           kHalo && b.halo);
       if constexpr (W == Write::Quads)
         place_quads<ES>(p, out, b.out * ES, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b), spans,
@@ -356,6 +381,7 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks
         write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
       }
     }
+    buf = next_buf;
     b = nb;
     t = next;
   }
@@ -400,6 +426,7 @@ cudaError_t launch_write(const NarrowParams& p, const uint8_t* in, uint8_t* out,
     }
     return launch_one<ES, ES, Write::Quads, false, true>(p, in, out, stream, grid, device);
   }
+  if (p.raw_rows) return launch_one<ES, G, Write::Raw>(p, in, out, stream, grid, device);
   if (p.n_tab > 0) return launch_one<ES, G, Write::Table>(p, in, out, stream, grid, device);
   return launch_one<ES, G, Write::Evenly>(p, in, out, stream, grid, device);
 }
@@ -418,9 +445,13 @@ xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* i
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   cudaError_t e;
+  // Two-byte elements gathered by halfwords where they sit on halfwords: in the output, and
+  // in the raw rows the write phase reads (the input's alignment).
+  const uintptr_t at = reinterpret_cast<uintptr_t>(out) |
+                       (p.raw_rows ? reinterpret_cast<uintptr_t>(in) : uintptr_t{0});
   if (elem_size == 1)
     e = launch_write<1, 1>(p, src, dst, s, grid, device);
-  else if (reinterpret_cast<uintptr_t>(out) % 2 == 0)
+  else if (at % 2 == 0)
     e = launch_write<2, 2>(p, src, dst, s, grid, device);
   else
     e = launch_write<2, 1>(p, src, dst, s, grid, device);
@@ -438,11 +469,14 @@ int narrow_kernel_setup(int ordinal) {
   allow_smem<1, 1, Write::Quads, true, true>();
   allow_smem<1, 1, Write::Evenly>();
   allow_smem<1, 1, Write::Table>();
+  allow_smem<1, 1, Write::Raw>();
   allow_smem<2, 2, Write::Quads, false, true>();
   allow_smem<2, 2, Write::Evenly>();
   allow_smem<2, 2, Write::Table>();
+  allow_smem<2, 2, Write::Raw>();
   allow_smem<2, 1, Write::Evenly>();
   allow_smem<2, 1, Write::Table>();
+  allow_smem<2, 1, Write::Raw>();
   cudaGetLastError();
   // The most of any instantiation: the planner sizes the grid to the blocks that fit.
   const void* kernels[] = {
@@ -452,11 +486,14 @@ int narrow_kernel_setup(int ordinal) {
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads, true, true>),
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Evenly>),
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Table>),
+      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Raw>),
       reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Quads, false, true>),
       reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Evenly>),
       reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Table>),
+      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Raw>),
       reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Evenly>),
-      reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Table>)};
+      reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Table>),
+      reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Raw>)};
   int regs = 0;
   for (const void* k : kernels) {
     cudaFuncAttributes a{};

@@ -13,10 +13,13 @@ namespace xpose::detail {
 
 using namespace cuda_tile;
 
-void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
-  const Geometry g = geometry(p);
-  Tile T;
-  make_tile(g, c.a, c.ta, c.c, c.tc, &T, TileKind::Narrow);
+namespace {
+
+// The block of a tile choice; `raw`: rows gathered from their raw copies (NarrowParams::
+// raw_rows), the first row dim's stride `skew` chunks more than it needs, else realigned into
+// rows of `pitch` bytes.
+void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Tile& T, bool raw,
+                  NarrowParams* np, int skew = 0) {
   const int64_t es = g.esize;
   int slot[kMaxRank];
   for (int k = 0; k < p.rank; ++k) slot[k] = -1;
@@ -26,7 +29,8 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
       np->slot_tile[s] = static_cast<int32_t>(T.t[T.blocked[s]]);
     }
   // Shared-memory strides (bytes): the input run's dims within a row (padded before
-  // run_pad_dim: tile_shape.hpp), the other tile dims (in output order) across rows.
+  // run_pad_dim: tile_shape.hpp), the other tile dims (in output order) across rows: rows
+  // `pitch` apart, or raw rows' (tile_shape.hpp narrow_raw_strides).
   int64_t smem[kMaxRank] = {};
   int64_t s = es;
   for (int k = 0; k <= c.a; ++k) {
@@ -37,8 +41,9 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
     }
     if (T.t[k] > 1) smem[k] = s, s *= T.t[k];
   }
+  const int64_t raw_bytes = raw ? narrow_raw_strides(g, T, c.a, skew, smem) : 0;
   s = T.pitch;
-  for (int j = 0; j < p.rank; ++j) {
+  for (int j = 0; j < p.rank && !raw; ++j) {
     const int k = p.perm[j];
     if (k > c.a && T.t[k] > 1) smem[k] = s, s *= T.t[k];
   }
@@ -85,7 +90,7 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   int n_run = 0;
   for (int j = 0; j <= c.c; ++j)
     if (T.t[p.perm[j]] > 1) run_dims[n_run++] = p.perm[j];
-  bool linear = true;
+  bool linear = !raw;  // raw rows: always a table (their write phase's only instantiation)
   for (int i = 1; i < n_run; ++i)
     linear = linear && smem[run_dims[i]] == smem[run_dims[i - 1]] * T.t[run_dims[i - 1]];
   np->lin_stride = static_cast<int32_t>(n_run > 0 ? smem[run_dims[0]] : es);
@@ -95,6 +100,7 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   np->shared_sectors = T.in_align % 32 != 0 || T.out_align % 32 != 0 ? 1 : 0;
   np->quad = T.overlap ? 0 : 1;
   np->pitch = static_cast<int32_t>(T.pitch);
+  np->raw_rows = raw ? 1 : 0;
   np->raw_pitch = static_cast<int32_t>(narrow_raw_pitch(T.in_run * es));
   np->raw_bytes = rd.runs * np->raw_pitch;
   np->raw_per_row = static_cast<int32_t>(ceil_div(rd.full + 15, kNarrowChunk));
@@ -102,12 +108,18 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
   np->raw_div = FastDiv32::make(static_cast<uint32_t>(np->raw_per_row));
   np->rows_div = FastDiv32::make(static_cast<uint32_t>(rd.runs));
   np->data_bytes = static_cast<int32_t>(narrow_data_bytes(rd.runs, rd.full, T.pitch, np->quad));
+  np->smem_bytes = static_cast<int32_t>(T.smem_bytes);
+  if (raw) {
+    np->raw_bytes = static_cast<int32_t>(raw_bytes);
+    np->data_bytes = 0;
+    np->smem_bytes = static_cast<int32_t>(narrow_raw_rows_smem(np->raw_bytes, rd.runs, wr.runs,
+                                                               T.out_run));
+  }
   np->column_words = static_cast<int32_t>(narrow_column_words(rd.runs));
   // The input bytes of a tile past its base: its farthest row's envelope.
   int64_t reach = 0;
   for (int k = 0; k < p.rank; ++k) reach += (T.t[k] - 1) * g.s_in[k] * es;
   np->in_reach = reach + rd.full + 32;
-  np->smem_bytes = static_cast<int32_t>(T.smem_bytes);
   np->in_bytes = np->out_bytes = p.bytes();
   np->num_tiles = T.num_tiles;
   np->n_grid = walk_grid(g, T, slot, np->grid);
@@ -129,6 +141,97 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np) {
     np->smem_bytes += static_cast<int32_t>(halo_smem);
   }
   np->deal_warp = np->quad && (es == 2 || rd.full < kNarrowDealWarpRowBytes1) ? 1 : 0;
+}
+
+}  // namespace
+
+int64_t narrow_gather_wavefronts(const NarrowParams& np, int es) {
+  const auto shared_of = [](const TileDim* dims, int n, uint32_t idx) {
+    int64_t at = 0;
+    for (int k = 0; k < n; ++k) {
+      const uint32_t q = dims[k].extent.div(idx);
+      at += int64_t{idx - q * dims[k].extent.d} * dims[k].smem_stride;
+      idx = q;
+    }
+    return at;
+  };
+  // The offset of output-run element el from its span's base, decoded when a lane first reads
+  // it (the sampled warps read elements under kEls).
+  constexpr int kEls = 1024;
+  const int n_el = std::min(np.out_run, kEls);
+  int64_t el_at[kEls];
+  std::fill(el_at, el_at + n_el, int64_t{-1});
+  const auto at_el = [&](int el) {
+    if (el_at[el] < 0)
+      el_at[el] = np.n_tab ? shared_of(np.tab, np.n_tab, static_cast<uint32_t>(el))
+                           : int64_t{el} * np.lin_stride;
+    return el_at[el];
+  };
+  // Each sampled warp's loads of its words' first bytes (write_gathered's positions), per word
+  // of a position: per bank the distinct 4-byte words its lanes read, the most of them.
+  const int shift = np.group_shift, len = np.wr.full;
+  int64_t waves = 0;
+  int64_t span_at[32];
+  int first[32];
+  for (int w = 0; w < kNarrowSampleWarps; ++w) {
+    for (int l = 0; l < 32; ++l) {
+      const int i = 32 * w + l, q = i >> shift;
+      const int group = q / np.wr.runs;
+      if (i >= np.wr.positions) span_at[l] = -1;
+      else if (l == 0 || q != (i - 1) >> shift)  // a group's lanes share their span
+        span_at[l] = shared_of(np.wr.dim, np.wr.n_dims,
+                               static_cast<uint32_t>(q - group * np.wr.runs));
+      else span_at[l] = span_at[l - 1];
+      first[l] = (((group * kNarrowWords) << shift) + (i & ((1 << shift) - 1))) * kNarrowWord;
+    }
+    for (int m = 0; m < kNarrowWords; ++m) {
+      int64_t words[32][32];
+      int n[32] = {};
+      int most = 0;
+      for (int l = 0; l < 32; ++l) {
+        const int ob = first[l] + (m << shift) * kNarrowWord, el = ob / es;
+        if (span_at[l] < 0 || ob >= len || el >= n_el) continue;
+        const int64_t word = (span_at[l] + at_el(el)) / 4;
+        const int b = static_cast<int>(word % 32);
+        bool seen = false;
+        for (int x = 0; x < n[b] && !seen; ++x) seen = words[b][x] == word;
+        if (!seen) words[b][n[b]++] = word, most = std::max(most, n[b]);
+      }
+      waves += most;
+    }
+  }
+  return waves;
+}
+
+void build_narrow(const Problem& p, const Choice& c, NarrowParams* np, RawRows rule) {
+  const Geometry g = geometry(p);
+  Tile T;
+  make_tile(g, c.a, c.ta, c.c, c.tc, &T, TileKind::Narrow);
+  *np = NarrowParams{};
+  build_layout(p, c, g, T, false, np);
+  // Gathered tiles without padded rows: raw rows where they fit and the write phase's loads
+  // from them meet on banks at most narrow_raw_waves(es) times as often as from realigned rows;
+  // where they would meet more often, with the first row dim a chunk further apart. (Session
+  // 36, H200: skews of 1-7 chunks let 22 of 241 gathered problems more take raw rows, 20 of
+  // them with one chunk; 1-byte problems of new seeds ran 1.17x against 1.15x without.)
+  if (np->quad || np->row_break || rule == RawRows::Never) return;
+  double most = 0;
+  for (int skew = 0; skew < 2; ++skew) {
+    NarrowParams raw{};
+    build_layout(p, c, g, T, true, &raw, skew);
+    if (raw.smem_bytes > kNarrowMaxSmemBytes) return;
+    if (rule == RawRows::WhereTheyFit) {
+      *np = raw;
+      return;
+    }
+    if (skew == 0)
+      most = narrow_raw_waves(g.esize) *
+             static_cast<double>(narrow_gather_wavefronts(*np, g.esize));
+    if (narrow_gather_wavefronts(raw, g.esize) <= most) {
+      *np = raw;
+      return;
+    }
+  }
 }
 
 namespace {

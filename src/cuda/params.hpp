@@ -175,6 +175,25 @@ inline constexpr int kNarrowHaloRows = 4;  // quads' halo rows: a unit (NarrowPa
 // elements makes the lane step P + 4 / ES words (NarrowParams::row_break): 4 x odd or 2 x odd,
 // distinct banks for the group. Smaller f or P cost more in the realignment than they saved.
 inline constexpr int kNarrowRowPad = 4;
+// Gathered tiles without padded rows gather from the raw rows (NarrowParams::raw_rows), which
+// saves the realignment (a fifth of their time) but puts each row at the input's offset modulo
+// 16, so their loads meet on other banks: narrow_plan.cpp takes raw rows where the write
+// phase's loads of the words' first bytes by kNarrowSampleWarps warps of a full tile
+// (narrow_gather_wavefronts: 2 warps decided as 16 warps of every byte did, at ~1 us a layout
+// on the build VM) take at most narrow_raw_waves(es) times the wavefronts of realigned rows.
+// One-byte elements load a shared byte per output byte and lost from 1.5 times on (H200,
+// session 36, raw rows forced: 0.78-1.20x between 1.5 and 2); two-byte ones, a load per two
+// bytes, gained up to 3.75 times and lost from 4 (0.90-1.11x).
+inline constexpr int kNarrowSampleWarps = 2;
+// Where a gathered tile ranks first, the gathered tile ranked first at this factor of the
+// prediction of those whose raw rows fit (Choice::raw_rows) takes its place (planner.cpp
+// prefer_raw_rows): the models were fitted on realigned rows (before session 36), and raw rows
+// ran 1.15-1.23x faster by geometric mean (H200, 1 and 2 B, fresh problems, the rule's realigned
+// ones included). Applied to every candidate's prediction, the factor put gathered tiles ahead
+// of quads and narrow2d.cu's tiles that ran faster (45 of 466 problems changed plan: 0.71-1.58x,
+// 0.96x by geometric mean); between gathered tiles, the 6 that changed ran 1.00-1.28x faster.
+inline constexpr double kNarrowRawRowsFactor = 0.85;
+constexpr double narrow_raw_waves(int es) { return es == 1 ? 1.5 : 2.5; }
 // Data bytes of one tile, and a block's shared memory: two raw buffers, the rows, the tables
 // (three blocks per SM; the rows under 64 KB for the 16-bit offsets of narrow.cu).
 inline constexpr int kNarrowTileBytes = 16 * 1024;
@@ -220,8 +239,13 @@ struct NarrowParams {
   FastDiv32 break_div;     // row_break
   int32_t column_words = 0;  // quads: words per column word of the rows (tile_shape.hpp)
   int64_t in_reach = 0;      // input bytes a tile's loads reach past its base, at most
+  // 1: gathered tiles without realignment: the write phase gathers from the raw rows, row r's
+  // first byte at T + its rows[] offset (RowEntry::shared: strides congruent to the input's
+  // modulo 16, narrow_plan.cpp), T the tile's input address modulo 16, its aligned chunks
+  // copied from the chunk boundary there; three raw buffers and no `data` (one barrier a tile).
+  int32_t raw_rows = 0;
   int32_t raw_pitch = 0;   // bytes per raw row: the envelope of a row, and 16 more
-  int32_t raw_bytes = 0;   // of one raw buffer (two of them lead the shared memory)
+  int32_t raw_bytes = 0;   // of one raw buffer (two of them lead the shared memory; raw rows: 3)
   int32_t raw_per_row = 0;    // 16-byte chunks of a row's envelope, at most
   int32_t raw_positions = 0;  // rows x raw_per_row
   FastDiv32 raw_div;          // raw_per_row

@@ -151,6 +151,7 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       ch.tile_volume = T.volume, ch.num_tiles = T.num_tiles;
       if (narrow) {
         ch.padded = T.run_pad_dim >= 0;
+        ch.raw_rows = T.raw_smem_bytes > 0 && T.raw_smem_bytes <= kNarrowMaxSmemBytes;
         cost_narrow(g, dev, T, &ch);
         if (!have_narrow || ch.predicted < best_narrow.predicted) best_narrow = ch;
         have_narrow = true;
@@ -329,6 +330,26 @@ bool quads_first(const Choice& c, int64_t out_esize) {
          c.out_run * out_esize >= kQuadTieBytes;
 }
 
+// narrow.cu's gathered tiles (disjoint runs are quads), and their rank among them (params.hpp
+// kNarrowRawRowsFactor).
+bool gathered(const Choice& c) {
+  return c.narrow && !c.narrow2d && !c.cells && c.schema != Schema::Tiled;
+}
+double gathered_rank(const Choice& c) {
+  return c.predicted * (c.raw_rows ? kNarrowRawRowsFactor : 1.0);
+}
+
+// Where the first of the ranked candidates is a gathered tile, the gathered one of the first
+// `n` with the lowest gathered_rank (ties: the first) moves to the front.
+void prefer_raw_rows(std::vector<Choice>* out, size_t n) {
+  if (out->empty() || !gathered(out->front())) return;
+  size_t best = 0;
+  for (size_t i = 1; i < std::min(n, out->size()); ++i)
+    if (gathered((*out)[i]) && gathered_rank((*out)[i]) < gathered_rank((*out)[best])) best = i;
+  std::rotate(out->begin(), out->begin() + static_cast<std::ptrdiff_t>(best),
+              out->begin() + static_cast<std::ptrdiff_t>(best) + 1);
+}
+
 // Candidates that rank first, outside every model's ranking, where they exist: the cells', then
 // thin2d's tile (0: ranked by the models).
 int lead_rank(const Choice& c) { return c.cells ? 2 : c.thin ? 1 : 0; }
@@ -362,8 +383,12 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
     std::stable_sort(out->begin(), out->end(), [&g](const Choice& x, const Choice& y) {
       return ranks_before(x, y, g.out_esize);
     });
-    if (const Regression* narrow = narrow_model(p, dev, use_regression))
+    if (const Regression* narrow = narrow_model(p, dev, use_regression)) {
       rank_narrow(*narrow, out);
+      prefer_raw_rows(out, kScreened);  // the candidates the trees ranked
+    } else {
+      prefer_raw_rows(out, out->size());
+    }
   }
   if (have_lead) out->insert(out->begin(), first);
   if (p.is_copy()) return;
@@ -417,20 +442,27 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
     };
     for_each_choice(g, dev, req, keep);
     for (int i = 0; i < n; ++i) {
-      const double z = narrow->predict_narrow(top[i]);
-      if (i == 0 || z < best->predicted) *best = top[i], best->predicted = z;
+      top[i].predicted = narrow->predict_narrow(top[i]);
+      if (i == 0 || top[i].predicted < best->predicted) *best = top[i];
     }
+    if (gathered(*best))  // prefer_raw_rows
+      for (int i = 0; i < n; ++i)
+        if (gathered(top[i]) && gathered_rank(top[i]) < gathered_rank(*best)) *best = top[i];
     best->model = narrow;
     return n > 0;
   }
   if (!model) {  // the first of the lowest prediction: what the stable sort puts first
-    bool found = false;
+    bool found = false, any_gathered = false;
+    Choice first_gathered;  // prefer_raw_rows' choice among the gathered tiles
     const Geometry g = geometry(p);
     const auto keep = [&](Choice& c) {
       if (!found || ranks_before(c, *best, g.out_esize)) *best = c;
       found = true;
+      if (gathered(c) && (!any_gathered || gathered_rank(c) < gathered_rank(first_gathered)))
+        first_gathered = c, any_gathered = true;
     };
     for_each_choice(g, dev, req, keep);
+    if (found && gathered(*best)) *best = first_gathered;
     return found;
   }
   // rank_by_regression's first: the quadratic's kScreened best in its order (ties: the first

@@ -61,6 +61,10 @@ struct Choice {
   int thin = 0;  // ... or thin2d.cu's, its mode (1, 2: thin2d_takes; narrow2d set too)
   bool cells = false;  // Tiled: cells.cu's tiles of cells (cell_dims; CellParams)
   bool padded = false;  // narrow.cu's gathered tile with padded rows (NarrowParams::row_break)
+  // narrow.cu's gathered tile without padded rows whose raw rows fit (NarrowParams::raw_rows;
+  // build_narrow's rule may still realign them): ranked among gathered tiles at
+  // kNarrowRawRowsFactor of its prediction (planner.cpp prefer_raw_rows).
+  bool raw_rows = false;
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
@@ -115,7 +119,14 @@ struct KernelSpec {
 };
 void build_spec(const Problem& p, const Choice& c, KernelSpec* spec);
 // The narrow kernel's block of a tile choice (narrow_plan.cpp).
-void build_narrow(const Problem& p, const Choice& c, NarrowParams* np);
+// Raw rows (NarrowParams::raw_rows) for gathered tiles without padded rows that fit them: by
+// the rule of params.hpp (narrow_raw_waves), never, or wherever they fit (tests).
+enum class RawRows { ByRule, Never, WhereTheyFit };
+void build_narrow(const Problem& p, const Choice& c, NarrowParams* np,
+                  RawRows raw = RawRows::ByRule);
+// The shared-memory wavefronts of narrow.cu's gathered write phase over the first
+// kNarrowSampleWarps warps of a full tile (spans starting on sectors), for a block `np`.
+int64_t narrow_gather_wavefronts(const NarrowParams& np, int es);
 // Whether narrow2d.cu takes the Tiled candidates (narrow ones, or typed ones of the conversions it
 // makes) whose input run ends in input dim a and output run in output dim c, and its block
 // (narrow_plan.cpp).

@@ -115,6 +115,10 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
                    16 * (rows + T.volume / T.out_run) +
                    (T.overlap ? ceil_div(2 * T.out_run, 16) * 16
                               : 64 * ceil_div(T.volume / T.out_run, 4));
+    T.raw_smem_bytes = T.overlap && T.run_pad_dim < 0
+                           ? narrow_raw_rows_smem(narrow_raw_strides(g, T, a, 0, nullptr), rows,
+                                                  T.volume / T.out_run, T.out_run)
+                           : 0;
     return T.smem_bytes <= kNarrowMaxSmemBytes;
   }
   // The input run's footprint with f's stride padded to odd (classic tiles of 4 bytes and
@@ -127,6 +131,22 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
   T.smem_elems = T.pitch * rows;
   T.smem_bytes = T.smem_elems * g.esize;
   return T.smem_bytes <= (kind == TileKind::Big ? kMaxTileSmemBytes : 24 * 1024);
+}
+
+int64_t narrow_raw_strides(const Geometry& g, const Tile& T, int a, int skew, int64_t* smem) {
+  const int64_t chunks = ceil_div(T.in_run * g.esize + 15, kNarrowChunk);  // a row's, at most
+  int64_t s = kNarrowChunk * (chunks + 1), last = 0;
+  for (int j = 0; j < g.rank; ++j) {
+    const int k = g.p->perm[j];
+    if (k <= a || T.t[k] == 1) continue;
+    const int64_t to = g.s_in[k] * g.esize;  // any sign
+    const int64_t at = s + ((to - s) % 16 + 16) % 16 + (last == 0 ? kNarrowChunk * skew : 0);
+    if (smem) smem[k] = at;
+    last += (T.t[k] - 1) * at;
+    s = at * T.t[k];
+  }
+  // A row's first chunk starts at most a chunk past its offset rounded down to a chunk.
+  return last / kNarrowChunk * kNarrowChunk + kNarrowChunk * (chunks + 1);
 }
 
 bool wide_offsets(const Geometry& g, const Tile& T) {

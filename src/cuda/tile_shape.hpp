@@ -53,6 +53,9 @@ struct Tile {
   int run_pad_dim = -1;
   int64_t run_elems = 0;
   int64_t smem_bytes = 0;             // what a block's tile buffer (and tables) take
+  // Narrow gathered tiles without padded rows: the shared memory of their block with raw rows
+  // (NarrowParams::raw_rows; narrow_raw_rows_smem), else 0.
+  int64_t raw_smem_bytes = 0;
   bool overlap = false;
 };
 
@@ -88,6 +91,18 @@ inline int64_t narrow_raw_pitch(int64_t run_bytes) {
 // words of all rows at one 4-byte column, 8 rows of padding before them (the unit before row
 // 0) and 16 after (units past the last row), a multiple of 4 words.
 inline int64_t narrow_column_words(int64_t rows) { return ceil_div(rows + 24, 4) * 4; }
+// Raw rows (NarrowParams::raw_rows) of a narrow tile whose input run is input dims 0..a: the
+// shared-memory stride (bytes) of each tile dim outside the run, in output order, into smem[k]
+// (when not null): the least that is congruent to its input stride modulo 16 and holds the rows
+// before it, a row's envelope and a chunk to spare, the first `skew` chunks more. Returns the
+// bytes of one raw buffer: the farthest row's chunks at any tile address.
+int64_t narrow_raw_strides(const Geometry& g, const Tile& T, int a, int skew, int64_t* smem);
+// A block's shared memory with raw rows (NarrowParams::raw_rows): three raw buffers of
+// `raw_bytes`, the row and span tables, the output run's offset table.
+inline int64_t narrow_raw_rows_smem(int64_t raw_bytes, int64_t rows, int64_t spans,
+                                    int64_t out_run) {
+  return 3 * raw_bytes + 16 * (rows + spans) + ceil_div(2 * out_run, 16) * 16;
+}
 // Bytes of the narrow kernel's rows, a multiple of 16.
 inline int64_t narrow_data_bytes(int64_t rows, int64_t run_bytes, int64_t pitch, bool quad) {
   if (quad) return ceil_div(run_bytes, 16) * 4 * narrow_column_words(rows) * 4;

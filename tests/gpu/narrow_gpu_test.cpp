@@ -256,6 +256,53 @@ TEST(CudaNarrow, PaddedRowsAnyAlignment) {
   EXPECT_GT(runs, 400);
 }
 
+// Gathered tiles with raw rows (NarrowParams::raw_rows: the write phase gathers from the rows'
+// raw copies, at the tile's input address modulo 16): every gathered candidate without padded
+// rows of odd and even shapes, 1 and 2 bytes, with raw rows and realigned, at pointer offsets
+// that move the rows' chunks (2-byte elements off halfwords in the input gather bytes), launched
+// directly.
+TEST(CudaNarrow, RawRowsAnyAlignment) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaNarrowRaw"));
+  ASSERT_NE(xpose::detail::device_info(0, nullptr), nullptr);  // the kernels' shared memory set up
+  const std::vector<Case> cases = {
+      {{14, 28, 67, 5}, {3, 0, 2, 1}},  {{11, 56, 60, 28}, {1, 3, 2, 0}},
+      {{5, 45, 81, 16}, {1, 3, 2, 0}},  {{15, 15, 15, 15, 3}, {2, 0, 4, 1, 3}},
+      {{9, 11, 43, 9, 7}, {3, 0, 4, 1, 2}}, {{3, 39, 77, 4}, {0, 3, 2, 1}},
+      {{7, 700, 3}, {1, 0, 2}},          {{33, 5, 130}, {2, 1, 0}},
+      {{40, 40, 40}, {2, 0, 1}},         {{16, 16, 16, 16}, {3, 1, 0, 2}}};
+  const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {2, 2}, {0, 1}, {7, 5}};
+  DeviceBuffers bufs(size_t{1} << 22);
+  int runs = 0, raw = 0;
+  for (const size_t es : {size_t{1}, size_t{2}}) {
+    for (const Case& c : cases) {
+      const PlannedCase pc = plan_case(c, es, rng);
+      for (const Choice& t : pc.all) {
+        if (!t.narrow || t.narrow2d || t.cells) continue;
+        for (const RawRows rule : {RawRows::WhereTheyFit, RawRows::Never}) {
+          KernelSpec spec;
+          build_spec(pc.p, t, &spec);
+          build_narrow(pc.p, t, &spec.narrow, rule);
+          if (spec.narrow.quad || spec.narrow.row_break) break;
+          for (auto [a, b] : offsets) {
+            const auto got = launch_on(bufs, pc.in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+              return launch_narrow(spec.narrow, static_cast<int>(es), src, dst, nullptr,
+                                   spec.choice.grid, 0);
+            });
+            ASSERT_EQ(got, pc.want) << pc.p.to_string() << " " << summarize(pc.p, t)
+                                    << " offsets " << a << "/" << b << " raw rows "
+                                    << spec.narrow.raw_rows;
+            ++runs;
+            raw += spec.narrow.raw_rows;
+          }
+        }
+      }
+    }
+  }
+  std::printf("%d launches of gathered tiles checked, %d with raw rows\n", runs, raw);
+  EXPECT_GT(raw, 240);
+}
+
 // Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or
 // round-robin (as in captured launches): both orders, and every launch on one slot, on shapes of
 // thousands of tiles (the narrow kernel's own tiles: run targets forced where narrow2d.cu would

@@ -51,17 +51,25 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
   return shared;
 }
 
-// Emulates narrow.cu over the block `np` (no positions: whole rows and spans at once).
-// `shared`: whether two tiles read or write one 32-byte sector (pointers on 32 bytes).
+// Emulates narrow.cu over the block `np` (no positions: whole rows and spans at once), the
+// input `in_shift` bytes past a 16-byte boundary. `shared`: whether two tiles read or write one
+// 32-byte sector (pointers on 32 bytes).
 ::testing::AssertionResult emulate(const NarrowParams& np, size_t es, const uint8_t* in,
-                                   uint8_t* out, std::vector<int>* writes, bool* shared) {
+                                   uint8_t* out, std::vector<int>* writes, bool* shared,
+                                   int in_shift) {
   std::vector<int64_t> in_owner(np.in_bytes / 32 + 1, -1), out_owner(np.out_bytes / 32 + 1, -1);
   *shared = false;
   const int raw_rows = np.rd.runs + (np.halo ? kNarrowHaloRows : 0);  // halo rows after them
-  if (np.raw_pitch < (np.rd.full + 15) / 16 * 16 + 16 || np.raw_bytes != raw_rows * np.raw_pitch)
+  if (!np.raw_rows &&
+      (np.raw_pitch < (np.rd.full + 15) / 16 * 16 + 16 || np.raw_bytes != raw_rows * np.raw_pitch))
     return ::testing::AssertionFailure() << "raw rows too short for a row's envelope";
-  std::vector<int> filled(np.data_bytes);
-  std::vector<uint8_t> smem(np.data_bytes);
+  // Raw rows (NarrowParams::raw_rows): the rows are gathered from a raw buffer.
+  const int64_t rows_bytes = np.raw_rows ? np.raw_bytes : np.data_bytes;
+  if (np.raw_rows && (np.data_bytes != 0 || np.quad || np.row_break || !np.n_tab ||
+                      np.smem_bytes > kNarrowMaxSmemBytes))
+    return ::testing::AssertionFailure() << "raw rows in a block that cannot take them";
+  std::vector<int> filled(rows_bytes), chunk_row(rows_bytes);
+  std::vector<uint8_t> smem(rows_bytes);
   for (int64_t t = 0; t < np.num_tiles; ++t) {
     int64_t bin = 0, bout = 0;
     uint32_t lim0 = np.slot_tile[0], lim1 = np.slot_tile[1];
@@ -78,9 +86,11 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
       }
     }
     std::fill(filled.begin(), filled.end(), 0);
+    std::fill(chunk_row.begin(), chunk_row.end(), -1);
     const int rlen = run_bytes(np.rd, lim0, lim1);
-    if (!np.quad && rlen > np.pitch - 4)
+    if (!np.quad && !np.raw_rows && rlen > np.pitch - 4)
       return ::testing::AssertionFailure() << "row longer than its pitch";
+    const int64_t tshift = (in_shift + bin * static_cast<int64_t>(es)) & 15;  // narrow.cu's T
     // Byte i of row r in shared memory: by column word with quads (narrow.cu's column_word),
     // else at r x pitch, padded after every row_break bytes.
     const auto byte_at = [&](int64_t r, int64_t i) {
@@ -91,9 +101,25 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
       const Decoded d = decode(np.rd.dim, np.rd.n_dims, r);
       if (d.c0 >= lim0 || d.c1 >= lim1) continue;
       *shared = claim_sectors(in_owner, bin * es + d.global, rlen, t) || *shared;
+      if (np.raw_rows) {
+        // The row's aligned chunks (narrow.cu load_rows_as): on a chunk boundary, inside the
+        // buffer, no chunk another row's.
+        const int64_t shift = (in_shift + bin * static_cast<int64_t>(es) + d.global) & 15;
+        const int64_t from = d.shared + tshift - shift;
+        const int64_t to = from + (shift + rlen + 15) / 16 * 16;
+        if (from < 0 || from % 16 != 0 || to > np.raw_bytes ||
+            (shift + rlen + 15) / 16 > np.raw_per_row)
+          return ::testing::AssertionFailure() << "raw row " << r << " at " << from << ".." << to;
+        for (int64_t x = from; x < to; ++x) {
+          if (chunk_row[x] >= 0)
+            return ::testing::AssertionFailure() << "raw rows " << chunk_row[x] << " and " << r
+                                                 << " share a chunk";
+          chunk_row[x] = r;
+        }
+      }
       for (int i = 0; i < rlen; ++i) {
-        const int64_t at = byte_at(r, i);
-        if (at >= np.data_bytes) return ::testing::AssertionFailure() << "row past the data";
+        const int64_t at = np.raw_rows ? tshift + d.shared + i : byte_at(r, i);
+        if (at >= rows_bytes) return ::testing::AssertionFailure() << "row past the data";
         smem[at] = in[bin * es + d.global + i];
         filled[at] = 1;
       }
@@ -111,10 +137,10 @@ bool claim_sectors(std::vector<int64_t>& owner, int64_t from, int64_t n, int64_t
         const int el = ob / static_cast<int>(es);
         const int64_t within = ob - el * static_cast<int>(es);
         const int64_t at = np.quad ? byte_at(el, d.shared + within)
-                           : d.shared + within +
+                           : (np.raw_rows ? tshift : 0) + d.shared + within +
                                  (np.n_tab ? decode(np.tab, np.n_tab, el).shared
                                            : int64_t{el} * np.lin_stride);
-        if (at < 0 || at >= np.data_bytes || !filled[at])
+        if (at < 0 || at >= rows_bytes || !filled[at])
           return ::testing::AssertionFailure() << "span reads a byte no row filled: tile " << t;
         const int64_t o = bout * es + d.global + ob;
         out[o] = smem[at];
@@ -172,7 +198,7 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
   const DeviceInfo dev = xpose_test::fake_h100();
   std::mt19937_64 rng(xpose_test::test_seed("NarrowPlanEmulation"));
   int narrow = 0, tabled = 0, quads = 0, apart = 0, lines = 0, halos = 0, padded = 0,
-      dealt = 0;
+      dealt = 0, raw_rows = 0, raw_by_rule = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int rank = 2 + static_cast<int>(rng() % 7);
     const size_t es = 1 + rng() % 2;
@@ -210,11 +236,19 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
                 np.quad != 0 && (es == 2 || np.rd.full < kNarrowDealWarpRowBytes1))
           << summarize(p, c);
     }
-    for (size_t i = 0; i < choices.size() && i < 3; ++i) {
-      const Choice& c = choices[(i * 7) % choices.size()];
+    for (size_t i = 0; i < 2 * choices.size() && i < 6; ++i) {
+      const Choice& c = choices[(i / 2 * 7) % choices.size()];
       if (!c.narrow || c.narrow2d || c.cells) continue;  // narrow2d.cu's blocks: no emulation here
+      // Each candidate's block as planned, then with raw rows wherever they fit (gathered
+      // tiles; the same block as planned for the others).
       KernelSpec spec;
       build_spec(p, c, &spec);
+      if (i % 2 == 0) raw_by_rule += spec.narrow.raw_rows;
+      if (i % 2) {
+        build_narrow(p, c, &spec.narrow, RawRows::WhereTheyFit);
+        if (!spec.narrow.raw_rows) continue;
+      }
+      raw_rows += spec.narrow.raw_rows;
       ++narrow;
       tabled += spec.narrow.n_tab > 0;
       quads += spec.narrow.quad;
@@ -225,7 +259,8 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
                                          cuda_tile::TileKind::Narrow));
         int64_t tf = 1;  // the output-fastest dim's tile extent
         for (int j = 0; j < p.rank && tf == 1; ++j) tf = T.t[p.perm[j]];
-        ASSERT_TRUE(lanes_apart(spec.narrow, es, tf)) << p.to_string() << " " << summarize(p, c);
+        if (!spec.narrow.raw_rows)  // raw rows: their strides follow the input's (the rule's count)
+          ASSERT_TRUE(lanes_apart(spec.narrow, es, tf)) << p.to_string() << " " << summarize(p, c);
         // narrow.cu's realignment keeps each 16-byte chunk in one stretch between paddings.
         ASSERT_EQ(spec.narrow.row_break % 16, 0) << p.to_string() << " " << summarize(p, c);
         padded += spec.narrow.row_break > 0;
@@ -235,8 +270,10 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
       for (auto& b : in) b = static_cast<uint8_t>(1 + rng() % 255);
       std::vector<int> writes(p.bytes());
       bool shared = false;
-      ASSERT_TRUE(emulate(spec.narrow, es, in.data(), out.data(), &writes, &shared))
-          << p.to_string() << " " << summarize(p, c);
+      const int in_shift = static_cast<int>(rng() % 16);
+      ASSERT_TRUE(emulate(spec.narrow, es, in.data(), out.data(), &writes, &shared, in_shift))
+          << p.to_string() << " " << summarize(p, c) << " raw rows " << spec.narrow.raw_rows
+          << " input at 16 x n + " << in_shift;
       // Tiles dealt round-robin (tile_order.cuh) must share no sector.
       if (!spec.narrow.shared_sectors)
         ASSERT_FALSE(shared) << p.to_string() << " " << summarize(p, c);
@@ -249,9 +286,9 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
     }
   }
   std::printf("%d narrow blocks emulated, %d with an offset table, %d by quads, %d sectors "
-              "apart, %d gathered by lines, %d with padded rows; %d quad candidates with halo "
-              "rows\n",
-              narrow, tabled, quads, apart, lines, padded, halos);
+              "apart, %d gathered by lines, %d with padded rows, %d with raw rows (%d by the "
+              "rule); %d quad candidates with halo rows\n",
+              narrow, tabled, quads, apart, lines, padded, raw_rows, raw_by_rule, halos);
   EXPECT_GT(dealt, 10);  // 1-byte quad candidates with a deal warp
   EXPECT_GT(halos, 10);  // 46-144 of a seed's problems (1-byte quads of runs off words)
   EXPECT_GT(narrow, 200);
@@ -259,6 +296,8 @@ TEST(NarrowPlan, EmulatedBlocksTransposeRandomProblems) {
   EXPECT_GT(quads, 10);
   EXPECT_GT(apart, 10);
   EXPECT_GT(padded, 5);
+  EXPECT_GT(raw_rows, 20);
+  EXPECT_GT(raw_by_rule, 10);
 }
 
 }  // namespace
