@@ -190,8 +190,8 @@ inline constexpr int kNarrowSampleWarps = 2;
 // prefer_raw_rows): the models were fitted on realigned rows (before session 36), and raw rows
 // ran 1.15-1.23x faster by geometric mean (H200, 1 and 2 B, fresh problems, the rule's realigned
 // ones included). Applied to every candidate's prediction, the factor put gathered tiles ahead
-// of quads and narrow2d.cu's tiles that ran faster (45 of 466 problems changed plan: 0.71-1.58x,
-// 0.96x by geometric mean); between gathered tiles, the 6 that changed ran 1.00-1.28x faster.
+// of quads and narrow2d.cu's tiles that ran faster (45 of 466 problems moved: 0.97x by
+// geometric mean, 0.71-1.59x); the 6 that moved between gathered tiles ran 1.00-1.28x faster.
 inline constexpr double kNarrowRawRowsFactor = 0.85;
 constexpr double narrow_raw_waves(int es) { return es == 1 ? 1.5 : 2.5; }
 // Data bytes of one tile, and a block's shared memory: two raw buffers, the rows, the tables
