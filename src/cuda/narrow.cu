@@ -344,41 +344,38 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks
       asm volatile("cp.async.wait_group 0;\n" ::);
     }
     __syncthreads();
-    if constexpr (W == Write::Raw) {
+    if constexpr (W == Write::Raw) {  // from this tile's raw buffer, T past each row's offset
       const int shift = static_cast<int>((reinterpret_cast<uintptr_t>(in) + b.in * ES) & 15);
       write_gathered<ES, G, true>(p, out + b.out * ES, raw + buf * p.raw_bytes + shift, spans,
                                   offs, b);
-      buf = next_buf;
-      b = nb;
-      t = next;
-      continue;
-    }
-    if (kDealWarp && !mover && next < p.num_tiles) {  // iteration k + 1 follows
-      if (dealer) deal_after<ES, W, kHalo>(p, order, later, ahead, next, s ^ 1);
-      __syncwarp();
-      asm volatile("bar.arrive %0, %1;\n" ::"n"(kDealtBarrier), "n"(kThreads) : "memory");
-    }
-    if (mover) {
-      realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + buf * p.raw_bytes, data,
-                          kHalo && b.halo);
-      if constexpr (W == Write::Quads)
-        place_quads<ES>(p, out, b.out * ES, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b), spans,
-                       columns);
-    }
-    if constexpr (kDealWarp) {
-      if (mover)
-        asm volatile("bar.sync %0, %1;\n" ::"n"(kMoversBarrier), "n"(kNarrowThreads) : "memory");
     } else {
-      __syncthreads();
-    }
-    if (mover) {
-      if constexpr (W == Write::Quads) {
-        write_quads<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, b.units,
-                        kHalo && b.halo);
-        write_quad_ends<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b),
-                            kHalo && b.halo, !kHalo || b.last);
+      if (kDealWarp && !mover && next < p.num_tiles) {  // iteration k + 1 follows
+        if (dealer) deal_after<ES, W, kHalo>(p, order, later, ahead, next, s ^ 1);
+        __syncwarp();
+        asm volatile("bar.arrive %0, %1;\n" ::"n"(kDealtBarrier), "n"(kThreads) : "memory");
+      }
+      if (mover) {
+        realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + buf * p.raw_bytes, data,
+                            kHalo && b.halo);
+        if constexpr (W == Write::Quads)
+          place_quads<ES>(p, out, b.out * ES, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b),
+                          spans, columns);
+      }
+      if constexpr (kDealWarp) {
+        if (mover)
+          asm volatile("bar.sync %0, %1;\n" ::"n"(kMoversBarrier), "n"(kNarrowThreads) : "memory");
       } else {
-        write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
+        __syncthreads();
+      }
+      if (mover) {
+        if constexpr (W == Write::Quads) {
+          write_quads<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, b.units,
+                          kHalo && b.halo);
+          write_quad_ends<ES>(p, out, data, columns, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b),
+                              kHalo && b.halo, !kHalo || b.last);
+        } else {
+          write_gathered<ES, G, W == Write::Table>(p, out + b.out * ES, data, spans, offs, b);
+        }
       }
     }
     buf = next_buf;
