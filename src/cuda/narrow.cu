@@ -363,7 +363,8 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks
       }
       if constexpr (kDealWarp) {
         if (mover)
-          asm volatile("bar.sync %0, %1;\n" ::"n"(kMoversBarrier), "n"(kNarrowThreads) : "memory");
+          asm volatile("bar.sync %0, %1;\n" ::"n"(kMoversBarrier), "n"(kNarrowThreads)
+                       : "memory");
       } else {
         __syncthreads();
       }

@@ -185,14 +185,6 @@ inline constexpr int kNarrowRowPad = 4;
 // session 36, raw rows forced: 0.78-1.20x between 1.5 and 2); two-byte ones, a load per two
 // bytes, gained up to 3.75 times and lost from 4 (0.90-1.11x).
 inline constexpr int kNarrowSampleWarps = 2;
-// Where a gathered tile ranks first, the gathered tile ranked first at this factor of the
-// prediction of those whose raw rows fit (Choice::raw_rows) takes its place (planner.cpp
-// prefer_raw_rows): the models were fitted on realigned rows (before session 36), and raw rows
-// ran 1.15-1.23x faster by geometric mean (H200, 1 and 2 B, fresh problems, the rule's realigned
-// ones included). Applied to every candidate's prediction, the factor put gathered tiles ahead
-// of quads and narrow2d.cu's tiles that ran faster (45 of 466 problems moved: 0.97x by
-// geometric mean, 0.71-1.59x); the 6 that moved between gathered tiles ran 1.00-1.28x faster.
-inline constexpr double kNarrowRawRowsFactor = 0.85;
 constexpr double narrow_raw_waves(int es) { return es == 1 ? 1.5 : 2.5; }
 // Data bytes of one tile, and a block's shared memory: two raw buffers, the rows, the tables
 // (three blocks per SM; the rows under 64 KB for the 16-bit offsets of narrow.cu).

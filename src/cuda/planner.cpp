@@ -330,7 +330,7 @@ bool quads_first(const Choice& c, int64_t out_esize) {
          c.out_run * out_esize >= kQuadTieBytes;
 }
 
-// narrow.cu's gathered tiles (disjoint runs are quads), and their rank among them (params.hpp
+// narrow.cu's gathered tiles (disjoint runs are quads), and their rank among them (planner.hpp
 // kNarrowRawRowsFactor).
 bool gathered(const Choice& c) {
   return c.narrow && !c.narrow2d && !c.cells && c.schema != Schema::Tiled;

@@ -159,6 +159,14 @@ inline constexpr double kWide2dFactor = 0.97;
 // planning agreed within 5 % with 11 of its choices at 0.93 against 8 with a tie-break alone
 // (session 19, docs/perf/narrow-h100.md).
 inline constexpr double kNarrow2dFactor = 0.93;
+// Where a gathered tile ranks first, the gathered tile ranked first at this factor of the
+// prediction of those whose raw rows fit (Choice::raw_rows) takes its place (planner.cpp
+// prefer_raw_rows): the models were fitted on realigned rows (before session 36), and raw rows
+// ran 1.15-1.23x faster by geometric mean (H200, 1 and 2 B, fresh problems, the rule's realigned
+// ones included). Applied to every candidate's prediction, the factor put gathered tiles ahead
+// of quads and narrow2d.cu's tiles that ran faster (45 of 466 problems moved: 0.97x by
+// geometric mean, 0.71-1.59x); the 6 that moved between gathered tiles ran 1.00-1.28x faster.
+inline constexpr double kNarrowRawRowsFactor = 0.85;
 // wide2d's packed candidate for 1- and 2-byte elements, where both tensors fit in L2, is ranked
 // at this factor of the best narrow tile's prediction (the narrow model's), so it is the choice
 // there: on 1-16 MB problems with whole-word run dims it ran 1.19x (1 B, 0.89-1.47) and 1.31x
