@@ -307,8 +307,10 @@ TEST(RegressionModel, MalformedFilesAreRejected) {
       replaced("xpose-model 4", "xpose-model 5"),
       replaced("xpose-model 4", "xpose-model 3"),        // no narrow lines in version 3
       replaced("narrow-features ideal", "narrow-features volume"),
-      replaced(" tc\n", "\n"),                          // a narrow feature missing
-      replaced("\nnarrow-tree ", "\nnarrow-tree 20 "),   // splits on feature 20 of 0..19
+      replaced(" tc raw\n", " raw\n"),                  // a narrow feature missing
+      replaced(" ta tc raw\n", " ta\n"),                 // two narrow features missing
+      replaced(" raw\n", " raw raw\n"),                  // one too many
+      replaced("\nnarrow-tree ", "\nnarrow-tree 21 "),   // splits on feature 21 of 0..20
       replaced("narrow-depth 2", "narrow-depth 0"),
       replaced("narrow-bytes 30000000 ", "narrow-bytes 0 "),
       replaced("narrow-bytes 30000000 500000000", ""),
@@ -460,6 +462,9 @@ TEST(RegressionModel, EmbeddedModelsByDevice) {
   EXPECT_EQ(set.find(90, xpose_test::fake_h100().name), h100);
   EXPECT_EQ(set.find(90, "NVIDIA H100 PCIe"), h100);
   EXPECT_NE(set.status(90, "NVIDIA H200", 1e8).find("embedded sm_90-h200.txt"), std::string::npos);
+  // The H200's narrow trees were fitted on raw rows (session 37), the H100's before them.
+  EXPECT_TRUE(h200->ranks_narrow() && h200->narrow_knows_raw());
+  EXPECT_TRUE(h100->ranks_narrow() && !h100->narrow_knows_raw());
 }
 
 // With a model for the device's architecture the regression predicts, within the sizes it was
@@ -514,8 +519,31 @@ TEST(RegressionModel, VersionThreeFilesLoadWithoutNarrowTrees) {
   EXPECT_EQ(back.trees.leaf, r.trees.leaf);
 }
 
-// A narrow candidate's features: its base features, its class and the logs of its runs and
-// blocked extents.
+// Files fitted before the `raw` narrow feature name the others only, and load; a tree there
+// cannot split on `raw`.
+TEST(RegressionModel, NarrowFilesBeforeRawLoad) {
+  Rng rng(test_seed());
+  Regression r = some_regression(rng);
+  for (auto& f : r.narrow.split_feature)
+    f = static_cast<unsigned char>(std::min<int>(f, kNarrowFeaturesBeforeRaw - 1));
+  std::string text = format_regression(r);
+  text.replace(text.find(" tc raw\n"), 8, " tc\n");
+  Regression back;
+  std::string why;
+  ASSERT_TRUE(parse_regression(text, &back, &why)) << why;
+  EXPECT_EQ(back.narrow.split_feature, r.narrow.split_feature);
+  EXPECT_EQ(back.narrow.leaf, r.narrow.leaf);
+  EXPECT_FALSE(back.narrow_knows_raw());
+  EXPECT_TRUE(r.narrow_knows_raw());
+  EXPECT_EQ(format_regression(back), text);  // written back as it was read
+  const size_t at = text.find("\nnarrow-tree ") + 13;
+  text.replace(at, text.find(' ', at) - at, std::to_string(kNarrowFeaturesBeforeRaw));
+  EXPECT_FALSE(parse_regression(text, &back, &why));
+  EXPECT_NE(why.find("feature"), std::string::npos) << why;
+}
+
+// A narrow candidate's features: its base features, its class, the logs of its runs and
+// blocked extents, and whether its raw rows fit.
 TEST(RegressionModel, NarrowFeaturesOfNarrowTiles) {
   const DeviceInfo dev = uncalibrated_gpu();
   for (const size_t elem : {size_t{1}, size_t{2}})
@@ -530,6 +558,7 @@ TEST(RegressionModel, NarrowFeaturesOfNarrowTiles) {
       EXPECT_DOUBLE_EQ(x[kBaseFeatures + 2], std::log(static_cast<double>(c.out_run)));
       EXPECT_DOUBLE_EQ(x[kBaseFeatures + 3], std::log(static_cast<double>(c.ta)));
       EXPECT_DOUBLE_EQ(x[kBaseFeatures + 4], std::log(static_cast<double>(c.tc)));
+      EXPECT_EQ(x[kBaseFeatures + 5], c.raw_rows ? 1 : 0);
       for (const double f : x) EXPECT_TRUE(std::isfinite(f));
     }
 }

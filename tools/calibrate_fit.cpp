@@ -205,6 +205,7 @@ bool fit_narrow(const std::vector<ProblemInfo>& problems, const xpose::detail::T
   const bool fitted = static_cast<long>(x.size()) >= kMinClassSamples &&
                       xpose::detail::fit_trees(x, z, fit, &r->narrow);
   if (!fitted) r->narrow = xpose::detail::Trees{}, r->narrow_min_bytes = r->narrow_max_bytes = 0;
+  r->narrow_named = xpose::detail::kNarrowFeatures;  // fitted over all (raw rows known)
   for (Sample& s : *samples)
     if (s.narrow)
       s.regression = fitted ? r->predict_narrow(s.nf, s.launch, s.ideal) : s.analytic;
@@ -366,8 +367,13 @@ void read_samples(const std::string& path, std::vector<ProblemInfo>* problems,
       s.narrow = true;
       s.rank = static_cast<int>(number(f[at("rank")], where));
       std::copy(s.b.begin(), s.b.end(), s.nf.begin());
-      for (int j = kBaseFeatures; j < xpose::detail::kNarrowFeatures; ++j)
-        s.nf[j] = number(f[at(std::string("n_") + xpose::detail::narrow_feature_name(j))], where);
+      for (int j = kBaseFeatures; j < xpose::detail::kNarrowFeatures; ++j) {
+        // Files written before the raw column (session 37): 0, no raw rows.
+        const std::string name = std::string("n_") + xpose::detail::narrow_feature_name(j);
+        s.nf[j] = j < xpose::detail::kNarrowFeaturesBeforeRaw || col.count(name)
+                      ? number(f[at(name)], where)
+                      : 0.0;
+      }
     }
     // A problem's rows are consecutive; its key is everything before the view column.
     const std::string key = s.head.substr(0, s.head.size() - f[c_view].size());

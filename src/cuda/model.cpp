@@ -26,7 +26,7 @@ constexpr const char* kMagic = "xpose-model";
 constexpr int kVersion = 4;
 constexpr int kOldestVersion = 3;
 
-constexpr const char* kNarrowExtraNames[] = {"class", "in_run", "out_run", "ta", "tc"};
+constexpr const char* kNarrowExtraNames[] = {"class", "in_run", "out_run", "ta", "tc", "raw"};
 
 // "sm_90" -> 90; 0 for anything else.
 int arch_number(const std::string& arch) {
@@ -200,7 +200,7 @@ int narrow_class(const Choice& c) {
 }
 
 NarrowFeatures narrow_features(const BaseFeatures& b, int cls, double in_run, double out_run,
-                               double ta, double tc) {
+                               double ta, double tc, bool raw) {
   NarrowFeatures x;
   std::copy(b.begin(), b.end(), x.begin());
   x[kBaseFeatures] = cls;
@@ -208,13 +208,14 @@ NarrowFeatures narrow_features(const BaseFeatures& b, int cls, double in_run, do
   x[kBaseFeatures + 2] = std::log(std::max(out_run, 1.0));
   x[kBaseFeatures + 3] = std::log(std::max(ta, 1.0));
   x[kBaseFeatures + 4] = std::log(std::max(tc, 1.0));
+  x[kBaseFeatures + 5] = raw ? 1 : 0;
   return x;
 }
 
 NarrowFeatures narrow_features(const Choice& c) {
   return narrow_features(base_features(c), narrow_class(c), static_cast<double>(c.in_run),
                          static_cast<double>(c.out_run), static_cast<double>(c.ta),
-                         static_cast<double>(c.tc));
+                         static_cast<double>(c.tc), c.raw_rows);
 }
 
 const char* narrow_feature_name(int j) {
@@ -405,7 +406,7 @@ std::string format_regression(const Regression& r) {
   append_trees(&s, "", r.trees);
   if (r.ranks_narrow()) {
     s += "narrow-features";
-    for (int j = 0; j < kNarrowFeatures; ++j) s += std::string(" ") + narrow_feature_name(j);
+    for (int j = 0; j < r.narrow_named; ++j) s += std::string(" ") + narrow_feature_name(j);
     std::snprintf(buf, sizeof buf, "\nnarrow-bytes %.0f %.0f\n", r.narrow_min_bytes,
                   r.narrow_max_bytes);
     s += buf;
@@ -417,9 +418,10 @@ std::string format_regression(const Regression& r) {
 bool parse_regression(const std::string& text, Regression* out, std::string* why) {
   Regression r;
   std::array<bool, kModelClasses> seen{};
-  bool magic = false, named = false, sized = false, based = false, narrow_named = false,
-       narrow_sized = false, narrow_based = false;
+  bool magic = false, named = false, sized = false, based = false, narrow_sized = false,
+       narrow_based = false;
   int version = 0;
+  int narrow_named = 0;  // the narrow features the file names (0: no narrow-features line yet)
   std::istringstream lines(text);
   std::string line;
   int number = 0;
@@ -477,8 +479,10 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
       while (words >> name)
         if (j >= kNarrowFeatures || name != narrow_feature_name(j++))
           return reject("narrow features differ from this library's: recalibrate");
-      if (j != kNarrowFeatures) return reject("fewer narrow features than this library's");
-      narrow_named = true;
+      // Files fitted before `raw` name one feature fewer; their trees cannot split on it.
+      if (j != kNarrowFeatures && j != kNarrowFeaturesBeforeRaw)
+        return reject("fewer narrow features than this library's");
+      narrow_named = r.narrow_named = j;
     } else if (key == "depth" || key == "base" || key == "tree" ||
                ((key == "narrow-depth" || key == "narrow-base" || key == "narrow-tree") &&
                 version >= 4)) {
@@ -503,7 +507,7 @@ bool parse_regression(const std::string& text, Regression* out, std::string* why
         if (t.depth == 0)
           return reject(key + " before the " + (narrow ? "narrow-" : "") + "depth line");
         std::string why_tree;
-        if (!parse_tree(words, narrow ? kNarrowFeatures : kTreeFeatures, &t, &why_tree))
+        if (!parse_tree(words, narrow ? narrow_named : kTreeFeatures, &t, &why_tree))
           return reject(why_tree);
       }
     } else {

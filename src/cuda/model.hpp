@@ -108,19 +108,22 @@ constexpr int kMaxTreeDepth = 10;
 // quadratic and the trees above, fitted on wider elements, do not describe. Their features: the
 // base ones, the narrow class (narrow_class), and the logs of the tile's runs (elements read and
 // written contiguously) and of its blocked extents ta and tc, which separate tiles whose cost
-// terms tie (docs/model.md).
-constexpr int kNarrowFeatures = kBaseFeatures + 5;
+// terms tie (docs/model.md), and `raw`: 1 for narrow.cu's gathered tiles whose raw rows fit
+// (Choice::raw_rows), which skip the realignment, else 0. Files fitted before `raw` (session 37)
+// name the first kNarrowFeaturesBeforeRaw, and their trees split on those only.
+constexpr int kNarrowFeatures = kBaseFeatures + 6;
+constexpr int kNarrowFeaturesBeforeRaw = kBaseFeatures + 5;
 using NarrowFeatures = std::array<double, kNarrowFeatures>;
 // model_class, plus 5 for narrow2d.cu's tile and 5 more for wide2d.cu's packed one: 0..14; plus
 // 15 for thin2d.cu's tile (15..19) and 20 for cells.cu's (20..24), which no model ranks
 // (planner.hpp kThin2dFactor, kCellFactor) but whose samples calibrate keeps apart.
 int narrow_class(const Choice& c);
 NarrowFeatures narrow_features(const Choice& c);
-// The same from a candidate's base features, narrow class, runs and blocked extents.
+// The same from a candidate's base features, narrow class, runs, blocked extents and raw rows.
 NarrowFeatures narrow_features(const BaseFeatures& b, int cls, double in_run, double out_run,
-                               double ta, double tc);
+                               double ta, double tc, bool raw);
 const char* narrow_feature_name(int j);  // kBaseFeatureNames, then "class" "in_run" "out_run"
-                                         // "ta" "tc"
+                                         // "ta" "tc" "raw"
 
 // Oblivious trees: level l of a tree sends a candidate right (bit l of the leaf index) when
 // feature split_feature[l] >= split_value[l], one test per level, so a tree costs depth tests
@@ -158,6 +161,10 @@ struct Regression {
   std::array<ClassModel, kModelClasses> cls{};
   Trees trees;
   Trees narrow;  // none (count() 0) in files of version 3 and calibrations without narrow data
+  // The narrow features the trees were fitted over: kNarrowFeaturesBeforeRaw in files fitted
+  // before `raw` (they do not know raw rows; planner.hpp kNarrowRawRowsFactor), else all.
+  int narrow_named = kNarrowFeatures;
+  bool narrow_knows_raw() const { return narrow_named > kNarrowFeaturesBeforeRaw; }
   double narrow_min_bytes = 0, narrow_max_bytes = 0;  // tensor sizes the narrow trees saw
 
   bool covers(double bytes) const { return bytes >= min_bytes && bytes <= max_bytes; }

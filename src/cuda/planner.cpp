@@ -330,8 +330,8 @@ bool quads_first(const Choice& c, int64_t out_esize) {
          c.out_run * out_esize >= kQuadTieBytes;
 }
 
-// narrow.cu's gathered tiles (disjoint runs are quads), and their rank among them (planner.hpp
-// kNarrowRawRowsFactor).
+// narrow.cu's gathered tiles (disjoint runs are quads), and their rank among them by models
+// that do not know raw rows (planner.hpp kNarrowRawRowsFactor).
 bool gathered(const Choice& c) {
   return c.narrow && !c.narrow2d && !c.cells && c.schema != Schema::Tiled;
 }
@@ -385,7 +385,7 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
     });
     if (const Regression* narrow = narrow_model(p, dev, use_regression)) {
       rank_narrow(*narrow, out);
-      prefer_raw_rows(out, kScreened);  // the candidates the trees ranked
+      if (!narrow->narrow_knows_raw()) prefer_raw_rows(out, kScreened);  // those it ranked
     } else {
       prefer_raw_rows(out, out->size());
     }
@@ -445,7 +445,7 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
       top[i].predicted = narrow->predict_narrow(top[i]);
       if (i == 0 || top[i].predicted < best->predicted) *best = top[i];
     }
-    if (gathered(*best))  // prefer_raw_rows
+    if (gathered(*best) && !narrow->narrow_knows_raw())  // prefer_raw_rows
       for (int i = 0; i < n; ++i)
         if (gathered(top[i]) && gathered_rank(top[i]) < gathered_rank(*best)) *best = top[i];
     best->model = narrow;

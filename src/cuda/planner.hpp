@@ -62,8 +62,9 @@ struct Choice {
   bool cells = false;  // Tiled: cells.cu's tiles of cells (cell_dims; CellParams)
   bool padded = false;  // narrow.cu's gathered tile with padded rows (NarrowParams::row_break)
   // narrow.cu's gathered tile without padded rows whose raw rows fit (NarrowParams::raw_rows;
-  // build_narrow's rule may still realign them): ranked among gathered tiles at
-  // kNarrowRawRowsFactor of its prediction (planner.cpp prefer_raw_rows).
+  // build_narrow's rule may still realign them): a feature of the narrow trees (model.hpp), and
+  // where the model does not know it, ranked among gathered tiles at kNarrowRawRowsFactor of
+  // its prediction (planner.cpp prefer_raw_rows).
   bool raw_rows = false;
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
@@ -159,13 +160,17 @@ inline constexpr double kWide2dFactor = 0.97;
 // planning agreed within 5 % with 11 of its choices at 0.93 against 8 with a tie-break alone
 // (session 19, docs/perf/narrow-h100.md).
 inline constexpr double kNarrow2dFactor = 0.93;
-// Where a gathered tile ranks first, the gathered tile ranked first at this factor of the
-// prediction of those whose raw rows fit (Choice::raw_rows) takes its place (planner.cpp
-// prefer_raw_rows): the models were fitted on realigned rows (before session 36), and raw rows
-// ran 1.15-1.23x faster by geometric mean (H200, 1 and 2 B, fresh problems, the rule's realigned
-// ones included). Applied to every candidate's prediction, the factor put gathered tiles ahead
-// of quads and narrow2d.cu's tiles that ran faster (45 of 466 problems moved: 0.97x by
-// geometric mean, 0.71-1.59x); the 6 that moved between gathered tiles ran 1.00-1.28x faster.
+// Where a gathered tile ranks first by a model that does not know raw rows (the analytic one,
+// narrow trees fitted before the `raw` feature: Regression::narrow_knows_raw), the gathered tile
+// ranked first at this factor of the prediction of those whose raw rows fit (Choice::raw_rows)
+// takes its place (planner.cpp prefer_raw_rows): such models were fitted on realigned rows
+// (before session 36), and raw rows ran 1.15-1.23x faster by geometric mean (H200, 1 and 2 B,
+// fresh problems, the rule's realigned ones included). Applied to every candidate's prediction,
+// the factor put gathered tiles ahead of quads and narrow2d.cu's tiles that ran faster (45 of 466
+// problems moved: 0.97x by geometric mean, 0.71-1.59x); the 6 that moved between gathered tiles
+// ran 1.00-1.28x faster. Narrow trees that know raw rows rank by their prediction alone: with
+// the H200's (session 37) the factor changed one pick of 733 problems they were not fitted on,
+// to a tile 1.02x slower.
 inline constexpr double kNarrowRawRowsFactor = 0.85;
 // wide2d's packed candidate for 1- and 2-byte elements, where both tensors fit in L2, is ranked
 // at this factor of the best narrow tile's prediction (the narrow model's), so it is the choice
