@@ -188,12 +188,12 @@ bool l2_resident(const Problem& p, const DeviceInfo& dev) {
          2.0 * static_cast<double>(p.bytes()) <= kTune.l2_resident_share * dev.l2_bytes;
 }
 
-// Blocks of the narrow kernel resident on one SM: its registers (two blocks at least, its launch
-// bounds), threads and the tile's shared memory with the tables. Quad blocks with a deal warp
-// (NarrowParams::deal_warp) have 32 threads more, whose launch bounds hold them to the same
-// blocks.
-static int narrow_resident(const DeviceInfo& dev, int64_t smem) {
-  const int regs = (dev.narrow_regs > 0 ? dev.narrow_regs : 128) + 7;
+// Blocks of the narrow kernel resident on one SM: its registers `narrow_regs` (two blocks at
+// least, its launch bounds), threads and the tile's shared memory with the tables. Quad blocks
+// with a deal warp (NarrowParams::deal_warp) have 32 threads more, whose launch bounds hold them
+// to the same blocks.
+static int narrow_resident(const DeviceInfo& dev, int narrow_regs, int64_t smem) {
+  const int regs = (narrow_regs > 0 ? narrow_regs : 128) + 7;
   int r = std::min(dev.regs_per_sm / (regs / 8 * 8 * kNarrowThreads),
                    dev.max_threads_per_sm / kNarrowThreads);
   r = std::min<int64_t>(r, dev.smem_per_sm / (smem + 1024));
@@ -208,8 +208,18 @@ void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice
   // Where input dim 0 stays leading (FVI match) the narrow tiles keep the tile kernel's merge:
   // there the higher one chose tiles that ran 0.83-1.01x (docs/perf/narrow-h100.md, session 22).
   const double merge = g.p->perm[0] != 0 ? kTune.narrow_read_merge : kTune.read_merge;
-  const double mem =
-      tile_memory(g, dev, T, narrow_resident(dev, T.smem_bytes), c, &terms, merge);
+  const int resident = narrow_resident(dev, dev.narrow_regs, T.smem_bytes);
+  const double mem = tile_memory(g, dev, T, resident, c, &terms, merge);
+  // The grid where build_narrow takes raw rows: more blocks an SM for small tiles (params.hpp
+  // kNarrowRawFourBlockBytes); the cost stays the realigned tile's, which the models know.
+  c->raw_grid = c->grid;
+  if (T.raw_smem_bytes > 0 && T.volume * g.esize < kNarrowRawFourBlockBytes) {
+    const int raw = std::min(kNarrowRawBlocks,
+                             narrow_resident(dev, dev.narrow_raw_regs, T.raw_smem_bytes));
+    if (raw > resident)
+      c->raw_grid = static_cast<unsigned>(
+          std::min<int64_t>(T.num_tiles, static_cast<int64_t>(raw) * dev.sms));
+  }
   const int64_t rows = T.volume / T.in_run, spans = T.volume / T.out_run;
   const int64_t chunks = rows * ceil_div(T.in_run * g.esize, kNarrowChunk);
   const int64_t per_span = ceil_div(T.out_run * g.esize + 31, kNarrowWord);

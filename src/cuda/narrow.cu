@@ -456,7 +456,7 @@ xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* i
   return launch_status(e, "narrow");
 }
 
-int narrow_kernel_setup(int ordinal) {
+int narrow_kernel_setup(int ordinal, int* raw_regs) {
   void* counters = nullptr;
   if (cudaGetSymbolAddress(&counters, tile_counters) == cudaSuccess)
     tile_deal_setup(ordinal, static_cast<unsigned long long*>(counters));
@@ -476,7 +476,8 @@ int narrow_kernel_setup(int ordinal) {
   allow_smem<2, 1, Write::Table>();
   allow_smem<2, 1, Write::Raw>();
   cudaGetLastError();
-  // The most of any instantiation: the planner sizes the grid to the blocks that fit.
+  // The most of any instantiation, and of the raw-row ones: the planner sizes the grid to the
+  // blocks that fit (analytic.cpp narrow_resident).
   const void* kernels[] = {
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads>),
       reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads, true>),
@@ -492,11 +493,19 @@ int narrow_kernel_setup(int ordinal) {
       reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Evenly>),
       reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Table>),
       reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Raw>)};
-  int regs = 0;
-  for (const void* k : kernels) {
-    cudaFuncAttributes a{};
-    if (cudaFuncGetAttributes(&a, k) == cudaSuccess) regs = a.numRegs > regs ? a.numRegs : regs;
-  }
+  const void* raw_kernels[] = {reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Raw>),
+                               reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Raw>),
+                               reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Raw>)};
+  const auto most = [](const void* const* ks, size_t n) {
+    int regs = 0;
+    for (size_t i = 0; i < n; ++i) {
+      cudaFuncAttributes a{};
+      if (cudaFuncGetAttributes(&a, ks[i]) == cudaSuccess && a.numRegs > regs) regs = a.numRegs;
+    }
+    return regs;
+  };
+  *raw_regs = most(raw_kernels, 3);
+  const int regs = most(kernels, sizeof kernels / sizeof kernels[0]);
   cudaGetLastError();
   return regs;
 }

@@ -155,6 +155,13 @@ constexpr int narrow_group_shift(int64_t span_bytes) {
 }
 static_assert(1 << 5 == kNarrowLineGroup && 1 << 3 == kNarrowGroup, "narrow_group_shift");
 inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register use allows
+// Raw-row tiles (NarrowParams::raw_rows) of under kNarrowRawFourBlockBytes of data run up to
+// kNarrowRawBlocks blocks an SM where their instantiations' registers (62-64 on sm_90, within the
+// launch bounds' three blocks) and shared memory allow: Choice::raw_grid. With fewer bytes a
+// tile, three blocks hold too few loads in flight. On the H200 (session 37), with four blocks,
+// tiles of 8-13 KB ran 1.03-1.06x faster, and tiles of 14-16 KB 0.96-1.03x.
+inline constexpr int kNarrowRawBlocks = 4;
+inline constexpr int64_t kNarrowRawFourBlockBytes = 13 * 1024;
 // Threads of a narrow.cu block: kNarrowThreads move the tiles; quad plans with a deal warp
 // (NarrowParams::deal_warp) add a warp that deals them, within the same launch bounds (its
 // registers stay at three blocks an SM).

@@ -763,6 +763,7 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);
     spec->smem_bytes = static_cast<unsigned>(spec->narrow.smem_bytes);
+    if (spec->narrow.raw_rows && c.raw_grid > 0) spec->choice.grid = c.raw_grid;
   } else {
     spec->tiled = TiledParams{};
     build_tiled(p, c, spec);

@@ -66,6 +66,7 @@ struct Choice {
   // where the model does not know it, ranked among gathered tiles at kNarrowRawRowsFactor of
   // its prediction (planner.cpp prefer_raw_rows).
   bool raw_rows = false;
+  unsigned raw_grid = 0;  // ... and the grid it launches with raw rows (cost_narrow; else grid)
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
