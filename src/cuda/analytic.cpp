@@ -210,10 +210,12 @@ void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice
   const double merge = g.p->perm[0] != 0 ? kTune.narrow_read_merge : kTune.read_merge;
   const int resident = narrow_resident(dev, dev.narrow_regs, T.smem_bytes);
   const double mem = tile_memory(g, dev, T, resident, c, &terms, merge);
-  // The grid where build_narrow takes raw rows: more blocks an SM for small tiles (params.hpp
-  // kNarrowRawFourBlockBytes); the cost stays the realigned tile's, which the models know.
+  // The grid where build_narrow takes raw rows (Choice::raw_rows: they fit): more blocks an SM
+  // for small tiles (params.hpp kNarrowRawFourBlockBytes). The cost stays three blocks': the
+  // narrow trees fitted on those launches ranked the four-block build's candidates as well as
+  // a refit on it (session 37, docs/perf/model-h200.md).
   c->raw_grid = c->grid;
-  if (T.raw_smem_bytes > 0 && T.volume * g.esize < kNarrowRawFourBlockBytes) {
+  if (c->raw_rows && T.volume * g.esize < kNarrowRawFourBlockBytes) {
     const int raw = std::min(kNarrowRawBlocks,
                              narrow_resident(dev, dev.narrow_raw_regs, T.raw_smem_bytes));
     if (raw > resident)
