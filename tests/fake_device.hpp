@@ -25,6 +25,7 @@ inline xpose::detail::DeviceInfo fake_h100() {
   d.dram_bytes_per_s = 3.35e12;
   for (int& r : d.tiled_regs) r = 64;
   d.narrow_regs = 80;
+  d.narrow_four_regs = 64;
   return d;
 }
 

@@ -216,8 +216,10 @@ TEST(CudaPlanSpeed, CorpusViewsHoldTheRankingsFirst) {
       std::vector<Choice> ranked;
       enumerate_choices(v.problem, dev, nullptr, &ranked, i == 0);
       ASSERT_FALSE(ranked.empty());
-      const Choice& c = v.spec.choice;
-      EXPECT_EQ(summarize(v.problem, c), summarize(v.problem, ranked[0]));
+      const Choice& c = v.spec.choice;  // as built: launch grids of small narrow tiles differ
+      KernelSpec ref;
+      build_spec(v.problem, ranked[0], &ref);
+      EXPECT_EQ(summarize(v.problem, c), summarize(v.problem, ref.choice));
       EXPECT_EQ(c.a, ranked[0].a);
       EXPECT_EQ(c.ta, ranked[0].ta);
       EXPECT_EQ(c.c, ranked[0].c);
@@ -225,8 +227,6 @@ TEST(CudaPlanSpeed, CorpusViewsHoldTheRankingsFirst) {
       EXPECT_EQ(c.predicted, ranked[0].predicted);
       EXPECT_EQ(c.model, ranked[0].model);
       by_narrow_trees += c.model && v.problem.elem_size <= 2;
-      KernelSpec ref;
-      build_spec(v.problem, ranked[0], &ref);
       EXPECT_EQ(block_fields(v.spec), block_fields(ref));
       if (file.is_open()) file << " | " << describe_view(v);
       ++views;

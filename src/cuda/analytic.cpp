@@ -210,18 +210,29 @@ void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice
   const double merge = g.p->perm[0] != 0 ? kTune.narrow_read_merge : kTune.read_merge;
   const int resident = narrow_resident(dev, dev.narrow_regs, T.smem_bytes);
   const double mem = tile_memory(g, dev, T, resident, c, &terms, merge);
-  // The grid where build_narrow takes raw rows (Choice::raw_rows: they fit): more blocks an SM
-  // for small tiles (params.hpp kNarrowRawFourBlockBytes). The cost stays three blocks': the
-  // narrow trees fitted on those launches ranked the four-block build's candidates as well as
-  // a refit on it (session 37, docs/perf/model-h200.md).
-  c->raw_grid = c->grid;
-  if (c->raw_rows && T.volume * g.esize < kNarrowRawFourBlockBytes) {
-    const int raw = std::min(kNarrowRawBlocks,
-                             narrow_resident(dev, dev.narrow_raw_regs, T.raw_smem_bytes));
-    if (raw > resident)
-      c->raw_grid = static_cast<unsigned>(
-          std::min<int64_t>(T.num_tiles, static_cast<int64_t>(raw) * dev.sms));
-  }
+  // The grids of small tiles, with more blocks an SM (params.hpp kNarrowSmallBlocks): where
+  // build_narrow takes raw rows (Choice::raw_rows: they fit), and where it realigns them (1-byte
+  // gathered tiles; 1-byte quads without the deal warp, whose shared memory may grow by halo
+  // rows). The cost stays three blocks': the narrow trees fitted on those launches ranked the
+  // four-block build's candidates as well as a refit on it (session 37,
+  // docs/perf/model-h200.md).
+  const int64_t bytes = T.volume * g.esize;
+  const auto small_grid = [&](int64_t smem) {
+    const int n = std::min(kNarrowSmallBlocks, narrow_resident(dev, dev.narrow_four_regs, smem));
+    return n > resident ? static_cast<unsigned>(
+                              std::min<int64_t>(T.num_tiles, static_cast<int64_t>(n) * dev.sms))
+                        : c->grid;
+  };
+  c->raw_grid = c->raw_rows && bytes < kNarrowGatheredFourBlockBytes
+                    ? small_grid(T.raw_smem_bytes)
+                    : c->grid;
+  c->realigned_grid = c->grid;
+  if (g.esize == 1 && T.overlap && bytes < kNarrowGatheredFourBlockBytes)
+    c->realigned_grid = small_grid(T.smem_bytes);
+  if (g.esize == 1 && !T.overlap && bytes <= kNarrowQuadFourBlockBytes &&
+      !narrow_deal_warp(true, g.esize, T.in_run * g.esize))
+    c->realigned_grid =
+        small_grid(T.smem_bytes + 2 * kNarrowHaloRows * narrow_raw_pitch(T.in_run * g.esize));
   const int64_t rows = T.volume / T.in_run, spans = T.volume / T.out_run;
   const int64_t chunks = rows * ceil_div(T.in_run * g.esize, kNarrowChunk);
   const int64_t per_span = ceil_div(T.out_run * g.esize + 31, kNarrowWord);

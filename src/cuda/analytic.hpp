@@ -92,7 +92,8 @@ int default_threads(int64_t volume);
 // forced_stages: a schema's `stages=` (0: the planner's depth).
 void cost_tiled(const cuda_tile::Geometry& g, const DeviceInfo& dev, const cuda_tile::Tile& T,
                 int forced_stages, Choice* c);
-// cost_narrow also sets c->raw_grid from c->raw_rows, which the caller sets.
+// cost_narrow also sets c->raw_grid (from c->raw_rows, which the caller sets) and
+// c->realigned_grid.
 void cost_narrow(const cuda_tile::Geometry& g, const DeviceInfo& dev, const cuda_tile::Tile& T,
                  Choice* c);
 void cost_rows(const cuda_tile::Geometry& g, const DeviceInfo& dev, Choice* c);

@@ -33,6 +33,7 @@
 // The write phases are narrow_write.cuh's.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <type_traits>
 
 #include "cuda/bytes.cuh"
@@ -253,8 +254,10 @@ __device__ __forceinline__ void deal_after(const NarrowParams& p, TileOrder& ord
 
 // kHalo: the plan's quads take halo rows (NarrowParams::halo; 1-byte quads only), an
 // instantiation of its own: in the others, the halo's work cost 1 % (H100, session 25).
-template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false>
-__global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks)
+// kBlocks: the blocks an SM the launch bounds keep registers for (params.hpp kNarrowSmallBlocks).
+template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false,
+          int kBlocks = kNarrowBlocks>
+__global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kBlocks)
     narrow_kernel(const __grid_constant__ NarrowParams p, const uint8_t* __restrict__ in,
                   uint8_t* __restrict__ out, const TileDeal deal) {
   extern __shared__ uint4 smem_raw[];
@@ -390,7 +393,8 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kNarrowBlocks
 // the counter's base) and a slot is free; otherwise round-robin. The capture query is a host call
 // on these launches only (over 2 x grid tiles of 16 KB: ~13 MB and more); others make the launch
 // alone.
-template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false>
+template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false,
+          int kBlocks = kNarrowBlocks>
 cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                        cudaStream_t stream, unsigned grid, int device) {
   TileDeal deal{};
@@ -402,7 +406,7 @@ cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
     if (capture == cudaStreamCaptureStatusNone)
       deal = tile_deal_claim(device, deal_tickets(p.num_tiles, grid));
   }
-  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W, kHalo, kDealWarp>, grid,
+  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W, kHalo, kDealWarp, kBlocks>, grid,
                                       narrow_block_threads(kDealWarp),
                                       static_cast<unsigned>(p.smem_bytes), stream, p, in, out,
                                       deal);
@@ -410,29 +414,51 @@ cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
   return e;
 }
 
-// The write phase of the block, for elements of ES bytes gathered G bytes at a time.
+// The launch bounds of the realigned gathered tiles' instantiations: four blocks for one-byte
+// elements (params.hpp kNarrowSmallBlocks), three otherwise.
+template <int ES>
+constexpr int kGatheredBlocks = ES == 1 ? kNarrowSmallBlocks : kNarrowBlocks;
+
+// The write phase of the block, for elements of ES bytes gathered G bytes at a time. 1-byte quads
+// without the deal warp launched four blocks an SM (NarrowParams::four_blocks) take their
+// instantiation bounded to that.
 template <int ES, int G>
 cudaError_t launch_write(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                          cudaStream_t stream, unsigned grid, int device) {
+  constexpr auto Quads = Write::Quads;
+  constexpr int k4 = kNarrowSmallBlocks;
   if (p.quad) {
     if constexpr (ES == 1) {
-      if (p.halo)
-        return p.deal_warp
-                   ? launch_one<1, 1, Write::Quads, true, true>(p, in, out, stream, grid, device)
-                   : launch_one<1, 1, Write::Quads, true>(p, in, out, stream, grid, device);
-      if (!p.deal_warp) return launch_one<1, 1, Write::Quads>(p, in, out, stream, grid, device);
+      if (p.deal_warp)
+        return p.halo ? launch_one<1, 1, Quads, true, true>(p, in, out, stream, grid, device)
+                      : launch_one<1, 1, Quads, false, true>(p, in, out, stream, grid, device);
+      if (p.four_blocks)
+        return p.halo ? launch_one<1, 1, Quads, true, false, k4>(p, in, out, stream, grid, device)
+                      : launch_one<1, 1, Quads, false, false, k4>(p, in, out, stream, grid,
+                                                                   device);
+      return p.halo ? launch_one<1, 1, Quads, true>(p, in, out, stream, grid, device)
+                    : launch_one<1, 1, Quads>(p, in, out, stream, grid, device);
     }
-    return launch_one<ES, ES, Write::Quads, false, true>(p, in, out, stream, grid, device);
+    return launch_one<ES, ES, Quads, false, true>(p, in, out, stream, grid, device);
   }
+  constexpr int kg = kGatheredBlocks<ES>;
   if (p.raw_rows) return launch_one<ES, G, Write::Raw>(p, in, out, stream, grid, device);
-  if (p.n_tab > 0) return launch_one<ES, G, Write::Table>(p, in, out, stream, grid, device);
-  return launch_one<ES, G, Write::Evenly>(p, in, out, stream, grid, device);
+  if (p.n_tab > 0)
+    return launch_one<ES, G, Write::Table, false, false, kg>(p, in, out, stream, grid, device);
+  return launch_one<ES, G, Write::Evenly, false, false, kg>(p, in, out, stream, grid, device);
 }
 
-template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false>
-void allow_smem() {
-  cudaFuncSetAttribute(narrow_kernel<ES, G, W, kHalo, kDealWarp>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, kNarrowMaxSmemBytes);
+// An instantiation, and whether it may launch more than kNarrowBlocks blocks an SM
+// (Choice::raw_grid and realigned_grid: raw rows, and those bounded to more).
+struct NarrowKernel {
+  const void* fn;
+  bool four;
+};
+template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false,
+          int kBlocks = kNarrowBlocks>
+NarrowKernel narrow_instance() {
+  return {reinterpret_cast<const void*>(narrow_kernel<ES, G, W, kHalo, kDealWarp, kBlocks>),
+          W == Write::Raw || kBlocks > kNarrowBlocks};
 }
 
 }  // namespace
@@ -456,56 +482,41 @@ xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* i
   return launch_status(e, "narrow");
 }
 
-int narrow_kernel_setup(int ordinal, int* raw_regs) {
+int narrow_kernel_setup(int ordinal, int* four_regs) {
   void* counters = nullptr;
   if (cudaGetSymbolAddress(&counters, tile_counters) == cudaSuccess)
     tile_deal_setup(ordinal, static_cast<unsigned long long*>(counters));
   cudaGetLastError();
-  allow_smem<1, 1, Write::Quads>();
-  allow_smem<1, 1, Write::Quads, true>();
-  allow_smem<1, 1, Write::Quads, false, true>();
-  allow_smem<1, 1, Write::Quads, true, true>();
-  allow_smem<1, 1, Write::Evenly>();
-  allow_smem<1, 1, Write::Table>();
-  allow_smem<1, 1, Write::Raw>();
-  allow_smem<2, 2, Write::Quads, false, true>();
-  allow_smem<2, 2, Write::Evenly>();
-  allow_smem<2, 2, Write::Table>();
-  allow_smem<2, 2, Write::Raw>();
-  allow_smem<2, 1, Write::Evenly>();
-  allow_smem<2, 1, Write::Table>();
-  allow_smem<2, 1, Write::Raw>();
-  cudaGetLastError();
-  // The most of any instantiation, and of the raw-row ones: the planner sizes the grid to the
-  // blocks that fit (analytic.cpp narrow_resident).
-  const void* kernels[] = {
-      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads>),
-      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads, true>),
-      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads, false, true>),
-      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Quads, true, true>),
-      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Evenly>),
-      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Table>),
-      reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Raw>),
-      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Quads, false, true>),
-      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Evenly>),
-      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Table>),
-      reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Raw>),
-      reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Evenly>),
-      reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Table>),
-      reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Raw>)};
-  const void* raw_kernels[] = {reinterpret_cast<const void*>(narrow_kernel<1, 1, Write::Raw>),
-                               reinterpret_cast<const void*>(narrow_kernel<2, 2, Write::Raw>),
-                               reinterpret_cast<const void*>(narrow_kernel<2, 1, Write::Raw>)};
-  const auto most = [](const void* const* ks, size_t n) {
-    int regs = 0;
-    for (size_t i = 0; i < n; ++i) {
-      cudaFuncAttributes a{};
-      if (cudaFuncGetAttributes(&a, ks[i]) == cudaSuccess && a.numRegs > regs) regs = a.numRegs;
-    }
-    return regs;
-  };
-  *raw_regs = most(raw_kernels, 3);
-  const int regs = most(kernels, sizeof kernels / sizeof kernels[0]);
+  constexpr auto Quads = Write::Quads;
+  constexpr int k4 = kNarrowSmallBlocks, g1 = kGatheredBlocks<1>, g2 = kGatheredBlocks<2>;
+  const NarrowKernel kernels[] = {narrow_instance<1, 1, Quads>(),
+                                  narrow_instance<1, 1, Quads, true>(),
+                                  narrow_instance<1, 1, Quads, false, false, k4>(),
+                                  narrow_instance<1, 1, Quads, true, false, k4>(),
+                                  narrow_instance<1, 1, Quads, false, true>(),
+                                  narrow_instance<1, 1, Quads, true, true>(),
+                                  narrow_instance<1, 1, Write::Evenly, false, false, g1>(),
+                                  narrow_instance<1, 1, Write::Table, false, false, g1>(),
+                                  narrow_instance<1, 1, Write::Raw>(),
+                                  narrow_instance<2, 2, Quads, false, true>(),
+                                  narrow_instance<2, 2, Write::Evenly, false, false, g2>(),
+                                  narrow_instance<2, 2, Write::Table, false, false, g2>(),
+                                  narrow_instance<2, 2, Write::Raw>(),
+                                  narrow_instance<2, 1, Write::Evenly, false, false, g2>(),
+                                  narrow_instance<2, 1, Write::Table, false, false, g2>(),
+                                  narrow_instance<2, 1, Write::Raw>()};
+  // Each one's shared-memory opt-in; the most registers of any, and of those that may run four
+  // blocks an SM: the planner sizes the grid to the blocks that fit (analytic.cpp
+  // narrow_resident).
+  int regs = 0;
+  *four_regs = 0;
+  for (const NarrowKernel& k : kernels) {
+    cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, kNarrowMaxSmemBytes);
+    cudaFuncAttributes a{};
+    if (cudaFuncGetAttributes(&a, k.fn) != cudaSuccess) continue;
+    regs = std::max(regs, a.numRegs);
+    if (k.four) *four_regs = std::max(*four_regs, a.numRegs);
+  }
   cudaGetLastError();
   return regs;
 }

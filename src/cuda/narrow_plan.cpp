@@ -140,7 +140,7 @@ void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Ti
     np->raw_bytes += kNarrowHaloRows * np->raw_pitch;
     np->smem_bytes += static_cast<int32_t>(halo_smem);
   }
-  np->deal_warp = np->quad && (es == 2 || rd.full < kNarrowDealWarpRowBytes1) ? 1 : 0;
+  np->deal_warp = narrow_deal_warp(np->quad != 0, es, rd.full) ? 1 : 0;
 }
 
 }  // namespace

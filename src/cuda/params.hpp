@@ -155,13 +155,24 @@ constexpr int narrow_group_shift(int64_t span_bytes) {
 }
 static_assert(1 << 5 == kNarrowLineGroup && 1 << 3 == kNarrowGroup, "narrow_group_shift");
 inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register use allows
-// Raw-row tiles (NarrowParams::raw_rows) of under kNarrowRawFourBlockBytes of data run up to
-// kNarrowRawBlocks blocks an SM where their instantiations' registers (62-64 on sm_90, within the
-// launch bounds' three blocks) and shared memory allow: Choice::raw_grid. With fewer bytes a
-// tile, three blocks hold too few loads in flight. On the H200 (session 37), with four blocks,
-// tiles of 8-13 KB ran 1.03-1.06x faster, and tiles of 14-16 KB 0.96-1.03x.
-inline constexpr int kNarrowRawBlocks = 4;
-inline constexpr int64_t kNarrowRawFourBlockBytes = 13 * 1024;
+// Small narrow tiles run up to kNarrowSmallBlocks blocks an SM where the registers of the
+// instantiations that may (DeviceInfo::narrow_four_regs) and their shared memory allow
+// (Choice::raw_grid, Choice::realigned_grid): with fewer bytes a tile, three blocks hold too few
+// loads in flight and wait at the tile's barriers. On the H200:
+// - raw-row tiles (NarrowParams::raw_rows, 1 and 2 bytes; their instantiations use 60-64
+//   registers within three blocks' launch bounds) of under kNarrowGatheredFourBlockBytes:
+//   8-13 KB tiles ran 1.03-1.06x faster, 14-16 KB ones 0.96-1.03x (session 37);
+// - 1-byte quads without the deal warp of at most kNarrowQuadFourBlockBytes, from an
+//   instantiation of their own bounded to four blocks (64 registers; bounding the three-block
+//   one too cost its launches 0.5 %): 1.07x (13 problems, 0.94-1.16x; larger tiles 0.86-1.08x);
+// - realigned 1-byte gathered tiles (packed, packed-split, fvi-small) of under
+//   kNarrowGatheredFourBlockBytes, whose only instantiations are bounded to four blocks (60-62
+//   registers: their three-block launches ran as before): 1.02x (7 problems, 0.92-1.08x).
+// 2-byte quads (the deal warp's 288 threads: 56 registers at four blocks) ran 0.98x, realigned
+// 2-byte gathered tiles 0.99x (session 38, docs/perf/narrow-h200.md).
+inline constexpr int kNarrowSmallBlocks = 4;
+inline constexpr int64_t kNarrowGatheredFourBlockBytes = 13 * 1024;
+inline constexpr int64_t kNarrowQuadFourBlockBytes = 10752;  // 10.5 KB
 // Threads of a narrow.cu block: kNarrowThreads move the tiles; quad plans with a deal warp
 // (NarrowParams::deal_warp) add a warp that deals them, within the same launch bounds (its
 // registers stay at three blocks an SM).
@@ -173,6 +184,11 @@ constexpr int narrow_block_threads(bool deal_warp) {
 // slowest, 0.76x, with 8 % more DRAM traffic; docs/perf/narrow-h200.md, session 35). 2-byte
 // quads always take it (session 34: 1.07x).
 inline constexpr int kNarrowDealWarpRowBytes1 = 64;
+// Whether a narrow tile takes the deal warp (NarrowParams::deal_warp): quads of 2 bytes, and of
+// 1 byte with rows (input runs) of fewer than kNarrowDealWarpRowBytes1 bytes.
+constexpr bool narrow_deal_warp(bool quad, int64_t es, int64_t row_bytes) {
+  return quad && (es == 2 || row_bytes < kNarrowDealWarpRowBytes1);
+}
 inline constexpr int kNarrowHaloRows = 4;  // quads' halo rows: a unit (NarrowParams::halo)
 // Gathered tiles: a row's dims before the output-fastest one f hold P elements, so a group's
 // 8 lanes, 4 output bytes apart, read P words apart: P a multiple of 32 puts them on one bank,
@@ -224,6 +240,9 @@ struct NarrowParams {
   // 1: a warp of its own deals the tiles (narrow.cu; quads only, narrow_plan.cpp's rule: every
   // 2-byte quad, whose only instantiation has the warp).
   int32_t deal_warp = 0;
+  // 1: launched with more than kNarrowBlocks blocks an SM (Choice::raw_grid, realigned_grid):
+  // 1-byte quads then run their instantiation bounded to kNarrowSmallBlocks.
+  int32_t four_blocks = 0;
   int64_t halo_tiles = 1;
   int64_t halo_in_step = 0;
   // Gathered writes: log2 of the positions of one span side by side, kNarrowGroup (a sector)

@@ -763,7 +763,11 @@ void build_spec(const Problem& p, const Choice& c, KernelSpec* spec) {
     spec->narrow = NarrowParams{};
     build_narrow(p, c, &spec->narrow);
     spec->smem_bytes = static_cast<unsigned>(spec->narrow.smem_bytes);
-    if (spec->narrow.raw_rows && c.raw_grid > 0) spec->choice.grid = c.raw_grid;
+    const unsigned grid = spec->narrow.raw_rows ? c.raw_grid : c.realigned_grid;
+    if (grid > spec->choice.grid) {
+      spec->choice.grid = grid;
+      spec->narrow.four_blocks = 1;
+    }
   } else {
     spec->tiled = TiledParams{};
     build_tiled(p, c, spec);

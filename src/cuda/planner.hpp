@@ -66,7 +66,10 @@ struct Choice {
   // where the model does not know it, ranked among gathered tiles at kNarrowRawRowsFactor of
   // its prediction (planner.cpp prefer_raw_rows).
   bool raw_rows = false;
-  unsigned raw_grid = 0;  // ... and the grid it launches with raw rows (cost_narrow; else grid)
+  // narrow.cu's launch grid (cost_narrow) where build_narrow takes raw rows, and where it
+  // realigns them: `grid`, or more blocks an SM for small tiles (params.hpp kNarrowSmallBlocks)
+  unsigned raw_grid = 0;
+  unsigned realigned_grid = 0;
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;

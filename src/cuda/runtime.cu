@@ -54,7 +54,7 @@ cudaError_t query(int ordinal, DeviceInfo* info) {
   cudaGetDevice(&previous);
   if (previous != ordinal) cudaSetDevice(ordinal);
   tiled_kernel_regs(info->tiled_regs);
-  info->narrow_regs = narrow_kernel_setup(ordinal, &info->narrow_raw_regs);
+  info->narrow_regs = narrow_kernel_setup(ordinal, &info->narrow_four_regs);
   if (previous >= 0 && previous != ordinal) cudaSetDevice(previous);
   return cudaSuccess;
 }

@@ -28,7 +28,9 @@ struct DeviceInfo {
   double dram_bytes_per_s = 0;  // peak: 2 * memory clock * bus width
   int tiled_regs[5] = {};       // registers per thread of the tiled kernel, by log2(elem size)
   int narrow_regs = 0;          // registers per thread of the narrow kernel
-  int narrow_raw_regs = 0;      // ... of its raw-row instantiations (NarrowParams::raw_rows)
+  // ... of its instantiations that may launch kNarrowSmallBlocks blocks an SM (raw rows, and
+  // those bounded to that: params.hpp)
+  int narrow_four_regs = 0;
 };
 
 // The device's properties (nullptr only if the query fails; `why` then says why).
@@ -76,9 +78,9 @@ xpose_status_t launch_direct(const DirectParams& p, int log2_elem, int log2_piec
 xpose_status_t launch_general(const GeneralParams& p, const void* in, void* out, void* stream,
                               unsigned grid);
 // Per device, once (the device current): the narrow kernel's shared-memory opt-in and its tile
-// counters (tile_deal.hpp); returns its registers per thread, and in *raw_regs those of its
-// raw-row instantiations.
-int narrow_kernel_setup(int ordinal, int* raw_regs);
+// counters (tile_deal.hpp); returns the most registers per thread of its instantiations, and in
+// *four_regs the most of those that may launch kNarrowSmallBlocks blocks an SM.
+int narrow_kernel_setup(int ordinal, int* four_regs);
 // Tests only: how many slots of the tile counters' table narrow launches share (tile_deal.hpp;
 // all of them by default), or 0: tiles round-robin, as captured launches take them.
 void narrow_tile_slots(unsigned n);

@@ -318,49 +318,74 @@ TEST(CudaPlanner, HeuristicFirstWithNarrowTrees) {
   }
 }
 
-// Raw-row tiles of under kNarrowRawFourBlockBytes run kNarrowRawBlocks blocks an SM where the
-// raw-row instantiations' registers allow (Choice::raw_grid, the grid build_spec launches them
-// with); larger tiles, realigned rows and unknown registers keep the grid of kNarrowBlocks.
-TEST(CudaPlanner, SmallRawRowTilesRunFourBlocksAnSm) {
+// Small narrow tiles run kNarrowSmallBlocks blocks an SM where the registers of the
+// instantiations that may (DeviceInfo::narrow_four_regs) and their shared memory allow: raw-row
+// tiles (1 and 2 bytes) and realigned 1-byte gathered tiles of under
+// kNarrowGatheredFourBlockBytes, 1-byte quads without the deal warp of at most
+// kNarrowQuadFourBlockBytes (Choice::raw_grid, realigned_grid: the grids build_spec launches
+// them with, marked NarrowParams::four_blocks). Other tiles, and unknown registers, keep the grid
+// of kNarrowBlocks.
+TEST(CudaPlanner, SmallNarrowTilesRunFourBlocksAnSm) {
   DeviceInfo dev = h100();
   dev.narrow_regs = 72;
-  dev.narrow_raw_regs = 64;
-  int four = 0, four_launches = 0;
+  dev.narrow_four_regs = 64;
+  int raw = 0, gathered = 0, quads = 0, launches = 0;
   for (const size_t es : {size_t{1}, size_t{2}})
     for (const auto& [ext, perm] : std::vector<std::pair<std::vector<int64_t>, std::vector<int>>>{
              {{11, 17, 45, 10, 19, 7, 7}, {6, 1, 0, 2, 5, 4, 3}},
              {{24, 24, 24, 24, 24, 24}, {2, 0, 3, 5, 4, 1}},
-             {{53, 4, 4, 30, 22, 4, 19}, {3, 6, 0, 4, 2, 1, 5}}}) {
+             {{53, 4, 4, 30, 22, 4, 19}, {3, 6, 0, 4, 2, 1, 5}},
+             {{80238, 120, 21}, {2, 1, 0}},
+             {{6, 97, 37, 10, 71, 12}, {4, 2, 1, 0, 3, 5}}}) {
       const Problem p = problem(ext, perm, es);
       std::vector<Choice> all;
       enumerate_choices(p, dev, nullptr, &all, false);
       for (const Choice& c : all) {
         if (!c.narrow || c.narrow2d || c.cells) continue;
         SCOPED_TRACE(summarize(p, c));
+        const int64_t bytes = c.tile_volume * static_cast<int64_t>(es);
+        const bool quad = c.schema == Schema::Tiled;
         const unsigned four_grid =
-            static_cast<unsigned>(std::min<int64_t>(c.num_tiles, kNarrowRawBlocks * dev.sms));
+            static_cast<unsigned>(std::min<int64_t>(c.num_tiles, kNarrowSmallBlocks * dev.sms));
         if (c.raw_grid != c.grid) {
           EXPECT_TRUE(c.raw_rows);
-          EXPECT_LT(c.tile_volume * static_cast<int64_t>(es), kNarrowRawFourBlockBytes);
+          EXPECT_LT(bytes, kNarrowGatheredFourBlockBytes);
           EXPECT_EQ(c.raw_grid, four_grid);
-          ++four;
+          ++raw;
+        }
+        if (c.realigned_grid != c.grid) {
+          EXPECT_EQ(es, 1u);
+          EXPECT_EQ(c.realigned_grid, four_grid);
+          if (quad) {
+            EXPECT_LE(bytes, kNarrowQuadFourBlockBytes);
+            EXPECT_FALSE(narrow_deal_warp(true, 1, c.in_run));
+            ++quads;
+          } else {
+            EXPECT_LT(bytes, kNarrowGatheredFourBlockBytes);
+            ++gathered;
+          }
         }
         KernelSpec spec;
         build_spec(p, c, &spec);
-        EXPECT_EQ(spec.choice.grid, spec.narrow.raw_rows ? c.raw_grid : c.grid);
-        four_launches += spec.narrow.raw_rows && spec.choice.grid != c.grid;
-        if (spec.narrow.raw_rows && c.tile_volume * static_cast<int64_t>(es) <
-                                        kNarrowRawFourBlockBytes &&
-            (spec.narrow.smem_bytes + 1024) * kNarrowRawBlocks <= dev.smem_per_sm)
-          EXPECT_EQ(spec.choice.grid, four_grid);
+        const unsigned grid = spec.narrow.raw_rows ? c.raw_grid : c.realigned_grid;
+        EXPECT_EQ(spec.choice.grid, std::max(grid, c.grid));
+        EXPECT_EQ(spec.narrow.four_blocks != 0, spec.choice.grid > c.grid);
+        if (spec.narrow.four_blocks)
+          EXPECT_LE((spec.narrow.smem_bytes + 1024) * kNarrowSmallBlocks, dev.smem_per_sm);
+        launches += spec.narrow.four_blocks;
       }
       DeviceInfo unknown = dev;
-      unknown.narrow_raw_regs = 0;  // no query: three blocks
+      unknown.narrow_four_regs = 0;  // no query: three blocks
       enumerate_choices(p, unknown, nullptr, &all, false);
-      for (const Choice& c : all) EXPECT_EQ(c.raw_grid, c.grid) << summarize(p, c);
+      for (const Choice& c : all) {
+        EXPECT_EQ(c.raw_grid, c.grid) << summarize(p, c);
+        EXPECT_EQ(c.realigned_grid, c.grid) << summarize(p, c);
+      }
     }
-  EXPECT_GT(four, 0);
-  EXPECT_GT(four_launches, 0);
+  EXPECT_GT(raw, 0);
+  EXPECT_GT(gathered, 0);
+  EXPECT_GT(quads, 0);
+  EXPECT_GT(launches, 0);
 }
 
 }  // namespace

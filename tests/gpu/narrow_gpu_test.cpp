@@ -303,6 +303,52 @@ TEST(CudaNarrow, RawRowsAnyAlignment) {
   EXPECT_GT(raw, 240);
 }
 
+// Small narrow tiles launched four blocks an SM (params.hpp kNarrowSmallBlocks; 1-byte quads then
+// take their instantiation bounded to four blocks, NarrowParams::four_blocks) and three: every
+// 1-byte candidate of shapes whose small tiles the rules give four blocks, quads with and
+// without halo rows and gathered tiles, at pointer offsets that move the rows' chunks.
+TEST(CudaNarrow, FourBlocksAnSmAnyAlignment) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("CudaNarrowFour"));
+  ASSERT_NE(xpose::detail::device_info(0, nullptr), nullptr);  // the kernels' shared memory set up
+  const std::vector<Case> cases = {
+      {{11, 6, 5, 13, 12, 9, 7}, {3, 2, 4, 1, 6, 0, 5}}, {{6, 97, 37, 10, 3, 4}, {4, 2, 1, 0, 3, 5}},
+      {{801, 120, 21}, {2, 1, 0}},                       {{14, 69, 14, 26, 3, 3}, {4, 2, 1, 5, 0, 3}},
+      {{67, 45, 9}, {2, 1, 0}},                          {{13, 7, 61, 5}, {3, 2, 1, 0}},
+      {{24, 24, 24, 8}, {2, 0, 3, 1}},                   {{9, 131, 3, 17}, {1, 3, 0, 2}}};
+  const std::pair<size_t, size_t> offsets[] = {{0, 0}, {1, 3}, {3, 1}, {0, 1}, {7, 5}};
+  const unsigned sms = static_cast<unsigned>(fake_h100().sms);
+  DeviceBuffers bufs(size_t{1} << 23);
+  int runs = 0, four = 0, quads = 0;
+  for (const Case& c : cases) {
+    const PlannedCase pc = plan_case(c, 1, rng);
+    for (const Choice& t : pc.all) {
+      if (!t.narrow || t.narrow2d || t.cells) continue;
+      KernelSpec spec;
+      build_spec(pc.p, t, &spec);
+      four += spec.narrow.four_blocks;
+      quads += spec.narrow.four_blocks && spec.narrow.quad;
+      for (const int fb : {0, 1}) {
+        spec.narrow.four_blocks = fb;
+        const unsigned grid = static_cast<unsigned>(
+            std::min<int64_t>(t.num_tiles, (fb ? kNarrowSmallBlocks : kNarrowBlocks) * sms));
+        for (auto [a, b] : offsets) {
+          const auto got = launch_on(bufs, pc.in, a, b, [&](const uint8_t* src, uint8_t* dst) {
+            return launch_narrow(spec.narrow, 1, src, dst, nullptr, grid, 0);
+          });
+          ASSERT_EQ(got, pc.want) << pc.p.to_string() << " " << summarize(pc.p, t)
+                                  << " offsets " << a << "/" << b << " four blocks " << fb;
+          ++runs;
+        }
+      }
+    }
+  }
+  std::printf("%d launches checked; the rules gave %d candidates four blocks, %d quads\n", runs,
+              four, quads);
+  EXPECT_GT(four, 8);
+  EXPECT_GT(quads, 2);
+}
+
 // Tiles past the grid's first two rounds come from a counter of the launch (tile_order.cuh), or
 // round-robin (as in captured launches): both orders, and every launch on one slot, on shapes of
 // thousands of tiles (the narrow kernel's own tiles: run targets forced where narrow2d.cu would
