@@ -166,7 +166,7 @@ inline constexpr int kNarrowBlocks = 3;  // resident blocks per SM the register 
 //   instantiation of their own bounded to four blocks (64 registers; bounding the three-block
 //   one too cost its launches 0.5 %): 1.07x (13 problems, 0.94-1.16x; larger tiles 0.86-1.08x);
 // - realigned 1-byte gathered tiles (packed, packed-split, fvi-small) of under
-//   kNarrowGatheredFourBlockBytes, whose only instantiations are bounded to four blocks (60-62
+//   kNarrowGatheredFourBlockBytes, whose only instantiations are bounded to four blocks (62
 //   registers: their three-block launches ran as before): 1.02x (7 problems, 0.92-1.08x).
 // 2-byte quads (the deal warp's 288 threads: 56 registers at four blocks) ran 0.98x, realigned
 // 2-byte gathered tiles 0.99x (session 38, docs/perf/narrow-h200.md).
