@@ -19,6 +19,7 @@
 #include "core/backend.hpp"
 #include "core/problem.hpp"
 #include "core/status.hpp"
+#include "cpu/cells.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/line_writer.hpp"
 #include "cpu/tile_walk.hpp"
@@ -239,7 +240,7 @@ TEST(CpuTileWalk, GroupedOrderVisitsEveryTileOnce) {
 TEST(CpuBackend, RandomProblemsEverySchemaAndHeuristic) {
   std::mt19937_64 rng(test_seed());
   const char* schemas[] = {"", "copy", "direct", "super", "matrix", "blocked",
-                           "blocked:nt=1", "super:nt=1"};
+                           "blocked:nt=1", "super:nt=1", "cells", "cells:nt=1"};
   for (int iter = 0; iter < 120; ++iter) {
     const int rank = 2 + static_cast<int>(rng() % 7);
     std::vector<int64_t> ext(rank);
@@ -267,6 +268,55 @@ TEST(CpuBackend, RandomProblemsEverySchemaAndHeuristic) {
       check_plan(p, *plan, &rng, p.to_string() + " schema '" + s + "'");
     }
     EXPECT_GE(applied, 2) << p.to_string();  // the heuristic and at least one forced schema
+  }
+}
+
+// `cells` (cpu/cells.hpp): random problems whose first k >= 2 input dims are the output's first
+// k in another order, cells of 1-512 bytes (1-8 registers, whole and partial last ones), every
+// element size, outer dims in any order, regular and non-temporal stores, 1 and 3 threads,
+// unaligned input and output; and the heuristic takes it for batched small matrices. Where the
+// CPU lacks AVX-512 VBMI the schema must refuse with the reason.
+TEST(CpuBackend, CellsMatchReference) {
+  std::mt19937_64 rng(test_seed());
+  BackendPlanPtr plan;
+  const bool vbmi = cpu::cells_kernel() != nullptr;
+  if (!vbmi) {
+    EXPECT_NE(cpu_make_plan(problem({5, 12, 1000}, {1, 0, 2}, 1), options(1), "cells", &plan),
+              XPOSE_SUCCESS);
+    EXPECT_NE(std::string(last_error()).find("VBMI"), std::string::npos) << last_error();
+    GTEST_SKIP() << "no AVX-512 VBMI";
+  }
+  int checked = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const size_t es = size_t{1} << (rng() % 5);
+    const int k = 2 + static_cast<int>(rng() % 3), outer = static_cast<int>(rng() % 3);
+    std::vector<int64_t> ext;
+    int64_t cell = static_cast<int64_t>(es);
+    const int64_t cap = cpu::kMaxCellBytes;
+    for (int d = 0; d < k; ++d) {
+      const int64_t most = std::max<int64_t>(2, cap / cell / (int64_t{1} << (k - d - 1)));
+      ext.push_back(2 + static_cast<int64_t>(rng() % static_cast<uint64_t>(most - 1)));
+      cell *= ext.back();
+    }
+    if (cell > cap) continue;
+    for (int d = 0; d < outer; ++d) ext.push_back(1 + static_cast<int64_t>(rng() % 40));
+    std::vector<int> perm(ext.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    do std::shuffle(perm.begin(), perm.begin() + k, rng);
+    while (perm[0] == 0);
+    std::shuffle(perm.begin() + k, perm.end(), rng);
+    const Problem p = problem(ext, perm, es);
+    const std::string s = rng() % 2 ? "cells" : "cells:nt=1";
+    const int threads = rng() % 2 ? 1 : 3;
+    if (cpu_make_plan(p, options(threads), s, &plan) != XPOSE_SUCCESS) continue;  // fused away
+    check_plan(p, *plan, &rng, p.to_string() + " schema '" + s + "'", rng() % 2);
+    ++checked;
+  }
+  EXPECT_GT(checked, 150);
+  for (const size_t es : {1, 2, 4}) {
+    const Problem p = problem({5, 12, 20000}, {1, 0, 2}, es);
+    ASSERT_EQ(cpu_make_plan(p, options(0), "", &plan), XPOSE_SUCCESS);
+    EXPECT_EQ(plan->describe().rfind("cells", 0), 0u) << plan->describe();
   }
 }
 

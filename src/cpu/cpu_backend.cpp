@@ -1,8 +1,8 @@
 // The CPU backend's planner: which schemas apply to a problem, their predicted cost, the
 // heuristic choice (cheapest prediction) or the measured one, and forcing a schema by name.
 //
-// Schemas (docs/cpu.md): copy, direct, super, matrix, blocked, and typed (every problem that is
-// not plain(), typed_plan.cpp). Forcing syntax:
+// Schemas (docs/cpu.md): copy, direct, super, matrix, blocked, cells (cells.hpp), and typed (every
+// problem that is not plain(), typed_plan.cpp). Forcing syntax:
 //   name[:key=value[,key=value...]]   keys: ti, to (tile sides, tiled schemas), nt (0 or 1),
 //   isa (scalar, sse2, avx2, avx512: the tiled schemas' micro-kernels)
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <new>
 
 #include "core/status.hpp"
+#include "cpu/cells.hpp"
 #include "cpu/plans.hpp"
 #include "cpu/typed_plan.hpp"
 
@@ -21,9 +22,10 @@ namespace {
 
 using namespace cpu;
 
-enum class Schema { kCopy, kDirect, kSuper, kMatrix, kBlocked, kTyped };
-constexpr const char* kSchemaNames[] = {"copy", "direct", "super", "matrix", "blocked", "typed"};
-constexpr const char* kValidSchemas = "copy, direct, super, matrix, blocked, typed";
+enum class Schema { kCopy, kDirect, kSuper, kMatrix, kBlocked, kTyped, kCells };
+constexpr const char* kSchemaNames[] = {"copy",    "direct", "super", "matrix",
+                                        "blocked", "typed",  "cells"};
+constexpr const char* kValidSchemas = "copy, direct, super, matrix, blocked, typed, cells";
 
 struct Spec {
   Schema schema = Schema::kCopy;
@@ -34,7 +36,7 @@ struct Spec {
   double margin = 1;  // ranked at predicted x margin: taken only where predicted that much faster
 };
 
-// Candidates at most (candidate_specs): 1-byte tiles take the most, eight.
+// Candidates at most (candidate_specs): 1-byte problems with cells take the most, ten.
 constexpr int kMaxSpecs = 10;
 
 // A built candidate: what the model predicts for it, and its plan, which made() gives. A tile
@@ -71,6 +73,10 @@ std::string inapplicable(Schema s, const Problem& p) {
                                   "at rank >= 2 after normalization)";
     case Schema::kTyped:
       return "";
+    case Schema::kCells: {
+      std::string why;
+      return cell_dims(p, &why) > 0 ? "" : why;
+    }
     case Schema::kMatrix:
     case Schema::kBlocked:
       return p.rank >= 2 && p.perm[0] != 0
@@ -117,6 +123,11 @@ bool build_plan(const Problem& p, const Spec& spec, int threads, Built* out, std
   if (spec.schema == Schema::kTyped) {
     x.nt = spec.nt < 0 ? want_nt(p.out_bytes(), threads) : spec.nt == 1;
     if (!make_typed_plan(p, x, spec.tile, &out->plan, why)) return false;
+    out->predicted = out->plan->predicted_seconds();
+    return true;
+  }
+  if (spec.schema == Schema::kCells) {
+    out->plan = make_cells_plan(p, cell_dims(p, why), x);
     out->predicted = out->plan->predicted_seconds();
     return true;
   }
@@ -171,6 +182,11 @@ int candidate_specs(const Problem& p, Spec* specs) {
       }
     }
   } else {
+    std::string why;
+    if (cell_dims(p, &why) > 0) {
+      specs[n].schema = Schema::kCells;
+      specs[n++].margin = kTuning.cells_margin;
+    }
     specs[n++].schema = Schema::kBlocked;
     specs[n++].schema = Schema::kMatrix;
     const size_t eb = p.elem_size;

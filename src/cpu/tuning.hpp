@@ -42,6 +42,14 @@ struct Tuning {
   // model put it within 10 % of 128 x 128 (session 27, docs/perf/cpu-16core.md).
   TileShape narrow_long_tile = {256, 128};
   double narrow_long_tile_margin = 1.2;
+  // `cells` (cells.hpp) ranks at its prediction (a `direct` copy's of runs of a cell) x
+  // cells_margin: the tiled candidates of such problems cut them into tiles of one cell, and
+  // the run model overcharges cells whose inputs are scattered ((7,10,98,4320) perm (1,0,3,2) of
+  // 2 bytes: predicted 24.0 ms against blocked's 24.0, ran 10.1 against 26-29). On the 2-core
+  // build VM, 40 random cells problems (session 38): cells 0.88-9.1x blocked, geomean 2.65x; the
+  // four below 1.0x at 0.96-1.13 of memcpy either way; 16-core host, 80 problems: 2.34x
+  // (docs/perf/cpu-16core.md).
+  double cells_margin = 0.5;
   // Super-elements (the leading run of a `super` plan, any byte size other than 1..16 B):
   // square tiles of about super_tile_bytes, at least super_min_side elements a side. 568 B
   // elements (cuTT r4, extents 71 71 5041 perm 0 2 1) ran at 0.44 of memcpy with 2x2 tiles, 0.63
