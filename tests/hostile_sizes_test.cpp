@@ -117,7 +117,7 @@ TEST(HostileSizes, PlansOfNearly2To63BytesKeepEveryOffsetInTheTensor) {
     SCOPED_TRACE(str(r.extents) + " perm " + str(r.perm) + " " + std::to_string(r.elem) + " B");
     const int rank = static_cast<int>(r.extents.size());
     const xpose_options_t o = cpu_options();
-    for (const char* schema : {"", "copy", "direct", "super", "matrix", "blocked"}) {
+    for (const char* schema : {"", "copy", "direct", "super", "matrix", "blocked", "cells"}) {
       SCOPED_TRACE(std::string("schema '") + schema + "'");
       xpose_plan_t plan = nullptr;
       const xpose_status_t s =

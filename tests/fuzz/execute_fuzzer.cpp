@@ -29,8 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.num_threads = in.ConsumeIntegralInRange<int>(0, 15) > 0 ? in.ConsumeIntegralInRange<int>(0, 3)
                                                             : in.ConsumeIntegralInRange<int>(0, INT32_MAX);
   const int mode = in.ConsumeIntegralInRange<int>(0, 2);  // 0 planned, 1 forced, 2 xpose_transpose
-  std::string schema = hostile_schema(in, {"copy", "direct", "super", "matrix", "blocked"},
-                                      {"ti", "to", "nt"});
+  std::string schema = hostile_schema(
+      in, {"copy", "direct", "super", "matrix", "blocked", "cells"}, {"ti", "to", "nt"});
   const std::vector<int64_t> extents(r.extents.begin(), r.extents.begin() + r.rank);
   const std::vector<int> perm(r.perm.begin(), r.perm.begin() + r.rank);
   const int64_t volume = xpose_test::volume_of(extents);

@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int mode = in.ConsumeIntegralInRange<int>(0, 5);  // 0 forced, 1-2 ex, else plain
   const bool forced = mode == 0, ex = mode == 1 || mode == 2;
   const std::string schema = hostile_schema(
-      in, {"copy", "direct", "super", "matrix", "blocked"}, {"ti", "to", "nt"});
+      in, {"copy", "direct", "super", "matrix", "blocked", "cells"}, {"ti", "to", "nt"});
   const Desc desc = hostile_desc(in, r);
 
   xpose_plan_t plan = nullptr;
