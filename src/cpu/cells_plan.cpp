@@ -12,18 +12,19 @@ namespace {
 
 class CellsPlan final : public BackendPlan {
  public:
-  CellsPlan(const Problem& p, int k, const ExecSettings& x, double predicted)
+  // g: the cells as runs (make_run_geometry(p, k)).
+  CellsPlan(const Problem& p, int k, const RunGeometry& g, const ExecSettings& x,
+            double predicted)
       : k_(k), x_(x), predicted_(predicted), fn_(cells_kernel()) {
     const auto es = static_cast<int64_t>(p.elem_size);
-    int64_t in_stride[kMaxRank + 1], acc = 1;  // elements; [rank]: the volume
-    for (int d = 0; d <= p.rank; ++d) {
-      in_stride[d] = acc;
-      if (d < p.rank) acc *= p.extent[d];
-    }
-    const int64_t elems = in_stride[k];  // of a cell
-    t_.bytes = elems * es;
+    t_.bytes = g.run * es;
     t_.regs = static_cast<int>((t_.bytes + 63) / 64);
     // Output byte b of a cell: element b / es over the output's dims 0..k-1, byte b % es of it.
+    int64_t in_stride[kMaxRank], acc = 1;  // elements, within a cell
+    for (int d = 0; d < k; ++d) {
+      in_stride[d] = acc;
+      acc *= p.extent[d];
+    }
     for (int64_t b = 0; b < t_.bytes; ++b) {
       int64_t rest = b / es, src = 0;
       for (int i = 0; i < k; ++i) {
@@ -37,11 +38,11 @@ class CellsPlan final : public BackendPlan {
       t_.idx[o][q][lane] = static_cast<uint8_t>(from % 128);
       t_.mask[o][q] |= uint64_t{1} << lane;
     }
-    cells_ = p.volume / elems;
-    w_.rank = p.rank - k;
-    for (int i = k; i < p.rank; ++i) {
-      w_.extent[i - k] = p.extent[p.perm[i]];
-      w_.in_stride[i - k] = in_stride[p.perm[i]] * es;
+    cells_ = p.volume / g.run;
+    w_.rank = g.outer_rank;
+    for (int i = 0; i < g.outer_rank; ++i) {
+      w_.extent[i] = g.outer_extent[i];
+      w_.in_stride[i] = g.outer_in_stride[i] * es;
     }
   }
 
@@ -107,19 +108,8 @@ int cell_dims(const Problem& p, std::string* why) {
 
 BackendPlanPtr make_cells_plan(const Problem& p, int k, const ExecSettings& x) {
   // Costed as `direct` copying the cells as runs (what moves through memory is the same).
-  RunGeometry g;
-  int64_t acc = 1, is[kMaxRank + 1];
-  for (int d = 0; d <= p.rank; ++d) {
-    is[d] = acc;
-    if (d < p.rank) acc *= p.extent[d];
-  }
-  g.run = is[k];
-  g.outer_rank = p.rank - k;
-  for (int i = k; i < p.rank; ++i) {
-    g.outer_extent[i - k] = p.extent[p.perm[i]];
-    g.outer_in_stride[i - k] = is[p.perm[i]];
-  }
-  return std::make_shared<CellsPlan>(p, k, x, predict_run(p, g, x));
+  const RunGeometry g = make_run_geometry(p, k);
+  return std::make_shared<CellsPlan>(p, k, g, x, predict_run(p, g, x));
 }
 
 }  // namespace xpose::detail::cpu

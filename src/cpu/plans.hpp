@@ -47,7 +47,9 @@ struct RunGeometry {
   int64_t outer_in_stride[kMaxRank]{};  // elements
 };
 
-RunGeometry make_run_geometry(const Problem& p);
+// `lead`: the run is input dims 0..lead-1, which must be the output's first `lead` (1: `direct`'s
+// leading dim; more: `cells`, cells.hpp).
+RunGeometry make_run_geometry(const Problem& p, int lead = 1);
 
 // Whether `direct` starts each run of `g` cold (kTuning.direct_max_streams) and the runs are
 // short enough for that to matter (cold_run_max_bytes): then `super` is a candidate too.

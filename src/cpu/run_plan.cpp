@@ -109,22 +109,22 @@ double refetch_factor(const RunGeometry& g, size_t elem_size) {
 
 }  // namespace
 
-RunGeometry make_run_geometry(const Problem& p) {
+RunGeometry make_run_geometry(const Problem& p, int lead) {
   RunGeometry g;
   if (p.rank <= 1) {
     g.run = p.volume;
     return g;
   }
-  int64_t is[kMaxRank], acc = 1;
-  for (int d = 0; d < p.rank; ++d) {
+  int64_t is[kMaxRank + 1], acc = 1;  // [rank]: the volume
+  for (int d = 0; d <= p.rank; ++d) {
     is[d] = acc;
-    acc *= p.extent[d];
+    if (d < p.rank) acc *= p.extent[d];
   }
-  g.run = p.extent[0];
-  g.outer_rank = p.rank - 1;
-  for (int i = 1; i < p.rank; ++i) {
-    g.outer_extent[i - 1] = p.extent[p.perm[i]];
-    g.outer_in_stride[i - 1] = is[p.perm[i]];
+  g.run = is[lead];
+  g.outer_rank = p.rank - lead;
+  for (int i = lead; i < p.rank; ++i) {
+    g.outer_extent[i - lead] = p.extent[p.perm[i]];
+    g.outer_in_stride[i - lead] = is[p.perm[i]];
   }
   return g;
 }

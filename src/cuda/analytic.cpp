@@ -231,8 +231,7 @@ void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice
     c->realigned_grid = small_grid(T.smem_bytes);
   if (g.esize == 1 && !T.overlap && bytes <= kNarrowQuadFourBlockBytes &&
       !narrow_deal_warp(true, g.esize, T.in_run * g.esize))
-    c->realigned_grid =
-        small_grid(T.smem_bytes + 2 * kNarrowHaloRows * narrow_raw_pitch(T.in_run * g.esize));
+    c->realigned_grid = small_grid(T.smem_bytes + narrow_halo_smem_bytes(T.in_run * g.esize));
   const int64_t rows = T.volume / T.in_run, spans = T.volume / T.out_run;
   const int64_t chunks = rows * ceil_div(T.in_run * g.esize, kNarrowChunk);
   const int64_t per_span = ceil_div(T.out_run * g.esize + 31, kNarrowWord);

@@ -130,7 +130,7 @@ void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Ti
   // 0.975x).
   const int kw = static_cast<int>(4 * es);
   const int k = continuing_grid(g, T, c.c, T.out_run, np->grid, np->n_grid);
-  const int64_t halo_smem = 2 * kNarrowHaloRows * np->raw_pitch;
+  const int64_t halo_smem = narrow_halo_smem_bytes(T.in_run * es);
   if (np->quad && es == 1 && T.out_align % kw != 0 && k >= 0 && rd.runs >= kNarrowHaloRows &&
       wr.full >= 2 * kw && np->smem_bytes + halo_smem <= kNarrowMaxSmemBytes) {
     np->halo = 1;

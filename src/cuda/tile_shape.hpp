@@ -87,6 +87,11 @@ inline int64_t narrow_padded_row_bytes(int64_t run_bytes, int64_t row_break) {
 inline int64_t narrow_raw_pitch(int64_t run_bytes) {
   return (ceil_div(run_bytes + 15, 16) + 1) / 2 * 32 + 16;
 }
+// The shared memory a quad tile's halo rows add (NarrowParams::halo): kNarrowHaloRows raw rows
+// in each of its two raw buffers.
+inline int64_t narrow_halo_smem_bytes(int64_t run_bytes) {
+  return 2 * kNarrowHaloRows * narrow_raw_pitch(run_bytes);
+}
 // With quads (disjoint runs), the narrow kernel keeps the rows by column word (narrow.cu): the
 // words of all rows at one 4-byte column, 8 rows of padding before them (the unit before row
 // 0) and 16 after (units past the last row), a multiple of 4 words.
