@@ -25,37 +25,10 @@
 #pragma GCC target("avx512f,avx512bw,avx512vl")
 #endif
 
-#include "cpu/narrow_blocks.hpp"
+#include "cpu/narrow_blocks512.hpp"
 
 namespace xpose::detail::cpu {
 namespace {
-
-// 512-bit registers: lane l from the column l * R further.
-struct Ops512 {
-  using V = __m512i;
-  static constexpr int kLanes = 4;
-  template <int L>
-  static V lo(V a, V b) {
-    if constexpr (L == 0) return _mm512_unpacklo_epi8(a, b);
-    else if constexpr (L == 1) return _mm512_unpacklo_epi16(a, b);
-    else if constexpr (L == 2) return _mm512_unpacklo_epi32(a, b);
-    else return _mm512_unpacklo_epi64(a, b);
-  }
-  template <int L>
-  static V hi(V a, V b) {
-    if constexpr (L == 0) return _mm512_unpackhi_epi8(a, b);
-    else if constexpr (L == 1) return _mm512_unpackhi_epi16(a, b);
-    else if constexpr (L == 2) return _mm512_unpackhi_epi32(a, b);
-    else return _mm512_unpackhi_epi64(a, b);
-  }
-  static V join(__m128i a, __m128i b, __m128i c, __m128i d) {
-    const V ab = _mm512_inserti32x4(_mm512_castsi128_si512(a), b, 1);
-    return _mm512_inserti32x4(_mm512_inserti32x4(ab, c, 2), d, 3);
-  }
-  static __m128i load16(const char* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
-  static V load(const char* const* p) { return join(load16(p[0]), load16(p[1]), load16(p[2]), load16(p[3])); }
-  static void store(char* p, V v) { _mm512_storeu_si512(p, v); }
-};
 
 // The top-left nr x nc part (1..R rows, 1..4R columns) of a block: rows beyond nr are masked
 // off the loads (never touched: masked lanes do not fault), columns beyond nc are not loaded,
@@ -93,16 +66,6 @@ void block_masked128(const char* in, const int64_t* icol, char* out, const int64
   ladder<Ops128, K::kRounds, E == 1 ? 0 : 1>(a);
   for (int r = 0; r < nr; ++r)
     _mm_mask_storeu_epi8(out + orow[r], cmask, a[bit_reverse(r, K::kRounds)]);
-}
-
-// Block starts along a side of n elements: overlapping whole blocks when n >= k, else one
-// (partial) block at 0.
-template <class F>
-void side_steps(int n, int k, const F& f) {
-  if (n >= k)
-    overlapped_steps(n, k, f);
-  else
-    f(0);
 }
 
 // 1-byte tiles of at least 64 rows by one block of columns, a band of 64 rows at a time: each

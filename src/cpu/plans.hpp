@@ -118,6 +118,10 @@ class TileOp {
   virtual void run(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
                    int nc) const = 0;
   virtual std::string name() const = 0;
+  // Whether the engine asks for each next tile's input lines ahead (as for 1- and 2-byte
+  // tiles, which it does for any operation): for kernels that read 8-32 columns a block, as
+  // the plain ones, and not for operations that read a band's columns one after another.
+  virtual bool prefetches() const { return false; }
 };
 using TileOpPtr = std::shared_ptr<const TileOp>;
 

@@ -37,7 +37,7 @@ class TilePlan final : public BackendPlan {
            TileOpPtr op)
       : schema_(schema), g_(g), x_(x), kernel_(select_tile_kernel(g.eb, x.isa)), op_(std::move(op)),
         predicted_(predicted) {
-    if (!op_ && g.eb <= 2) find_prefetch_lines();
+    if (g.in_eb <= 2 || (op_ && op_->prefetches())) find_prefetch_lines();
     // Whole output rows (I uncut) and a tile that fits the staging buffer: rows are staged in
     // output order, so rows that continue each other several rows apart ((4,192,7,..) perm
     // (4,3,1,..): 80 B rows, every 4th continuing the last) leave as one span, not as pieces
@@ -285,9 +285,12 @@ class TilePlan final : public BackendPlan {
   // would evict itself from L1). (4096, 2048) perm (1, 0), (32,16,32,16,32) perm (4,2,0,3,1)
   // and (292,292,292) perm (2,1,0), one thread, cold: 1.35-1.50 -> 1.16-1.38 ms, 2.03-2.11 ->
   // 1.60-1.96 ms, 6.6-6.9 -> 4.2-5.2 ms (min to median of three, on the loaded build VM); thin
-  // tiles of 11- and 13-byte columns of cutt-random up to 2.4x.
+  // tiles of 11- and 13-byte columns of cutt-random up to 2.4x. Typed tiles of 1- and 2-byte
+  // inputs too, and fused ones of any (TileOp::prefetches): 2-core build VM, cutt-random and
+  // fresh, e4m3 -> bf16 (bands) 1.07-1.09x; 8-byte inputs converted in bands lost (f64 -> f32
+  // 0.93x), so those stay without.
   static constexpr int kMaxPrefetch = 1024;
-  int prefetch_lines_ = 0;  // 0: no prefetch (tiles of wider elements, typed tiles)
+  int prefetch_lines_ = 0;  // 0: no prefetch (plain tiles of wider elements, typed bands of them)
   int64_t prefetch_off_[kMaxPrefetch];  // [0, prefetch_lines_) set; not zeroed (every candidate)
   ExecSettings x_;
   TileKernel kernel_;

@@ -4,6 +4,8 @@
 // (typed_ops.hpp) into the engine's output: the output itself, or the staging buffer that the
 // engine streams out in whole lines. The separate typed schema's geometry (typed_plan.cpp)
 // staged every tile through L2 and streamed rows of any length, partial lines included.
+// Conversions with a fused kernel (fused_tiles.hpp: f32 -> bf16 / f16 / e4m3, bf16 -> e4m3 on
+// AVX-512) skip the band: the kernel converts each output row in registers (FusedTile).
 #include "cpu/typed_tiles.hpp"
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "cpu/fused_tiles.hpp"
 #include "cpu/typed_plan.hpp"
 
 namespace xpose::detail::cpu {
@@ -125,6 +128,26 @@ class ConvertFirstTile final : public TypedTileOp {
   std::string name() const override { return std::string("typed into ") + raw_.name; }
 };
 
+// Unscaled conversions without beta that have a fused kernel (fused_tiles.hpp): the tile in one
+// pass, converted in registers between the block transpose and the store.
+class FusedTile final : public TileOp {
+ public:
+  explicit FusedTile(TileKernel k) : k_(k) {}
+
+  void run(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
+           int nc) const override {
+    k_.fn(in, icol, out, orow, nr, nc, 0);
+  }
+
+  std::string name() const override { return k_.name; }
+  // f32 sources, one Zen 4 class core pair: (126,16,46,8,33) perm (1,0,4,3,2) to f16 9.5 ->
+  // 6.6 ms, (71,71,71,71) perm (1,3,2,0) to bf16 11.3 -> 10.0 ms (docs/perf/typed-h100.md).
+  bool prefetches() const override { return true; }
+
+ private:
+  TileKernel k_;
+};
+
 }  // namespace
 
 bool converts_first(size_t in_elem, size_t out_elem, bool reads_out, int64_t to) {
@@ -149,8 +172,11 @@ BackendPlanPtr typed_tile_plan(const Problem& p, RowOp op, const Scalars& s, boo
   make_tile_geometry(sh, tile, &g, &why);  // never a matrix request: always applies
   if (reads_out || !staged_rows_fit(g)) x.nt = false;
   const auto ie = static_cast<int64_t>(p.elem_size), oe = static_cast<int64_t>(p.out_elem());
+  const bool scaled = p.alpha[0] != 1 || p.alpha[1] != 0;
   TileOpPtr conv;
-  if (converts_first(p.elem_size, p.out_elem(), reads_out, g.to))
+  if (!reads_out && !scaled && takes_fused_tile(p.in_type, p.out_type, x.isa, g.to))
+    conv = std::make_shared<FusedTile>(fused_tile_kernel(p.in_type, p.out_type, x.isa));
+  else if (converts_first(p.elem_size, p.out_elem(), reads_out, g.to))
     conv = std::make_shared<ConvertFirstTile>(typed_tile_kernel(p.out_elem(), x.isa), op, s, ie,
                                               oe);
   else
