@@ -344,7 +344,10 @@ TEST(TypedCpu, FusedTilesMatchReference) {
                         {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0},
                         {XPOSE_TYPE_F16, XPOSE_TYPE_BF16, 0},
                         {XPOSE_TYPE_BF16, XPOSE_TYPE_F16, 0},
-                        {XPOSE_TYPE_F16, XPOSE_TYPE_F8_E4M3, 0}};
+                        {XPOSE_TYPE_F16, XPOSE_TYPE_F8_E4M3, 0},
+                        {XPOSE_TYPE_F32, XPOSE_TYPE_F8_E5M2, 0},
+                        {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E5M2, 0},
+                        {XPOSE_TYPE_F16, XPOSE_TYPE_F8_E5M2, 0}};
   const char* schemas[] = {"",
                            "typed:ti=3,to=5",
                            "typed:ti=8,to=16,nt=1",
@@ -356,8 +359,8 @@ TEST(TypedCpu, FusedTilesMatchReference) {
                            "typed:ti=3,to=47",
                            "typed:ti=64,to=64,nt=1",
                            "typed:ti=1,to=200"};
-  for (int i = 0; i < 120; ++i) {
-    const Pair pr = pairs[rng.below(7)];
+  for (int i = 0; i < 160; ++i) {
+    const Pair pr = pairs[rng.below(10)];
     TypedCase c;
     c.in_type = pr.in, c.out_type = pr.out;
     c.layout = rng.below(2) ? XPOSE_ROW_MAJOR : XPOSE_COL_MAJOR;

@@ -88,6 +88,12 @@ TEST(TypedOps, EveryInstructionSetMatchesTheBaselineOnEveryPattern) {
                         {XPOSE_TYPE_F16, XPOSE_TYPE_BF16, 2, 2, false, false},
                         {XPOSE_TYPE_BF16, XPOSE_TYPE_F16, 2, 2, false, false},
                         {XPOSE_TYPE_F16, XPOSE_TYPE_F8_E4M3, 2, 1, false, false},
+                        {XPOSE_TYPE_F16, XPOSE_TYPE_F8_E5M2, 2, 1, false, false},
+                        {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E5M2, 2, 1, false, false},
+                        {XPOSE_TYPE_F32, XPOSE_TYPE_F8_E5M2, 4, 1, false, false},
+                        {XPOSE_TYPE_F8_E5M2, XPOSE_TYPE_F16, 1, 2, false, false},
+                        {XPOSE_TYPE_F8_E5M2, XPOSE_TYPE_F32, 1, 4, false, false},
+                        {XPOSE_TYPE_F8_E5M2, XPOSE_TYPE_BF16, 1, 2, false, false},
                         {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 4, 4, false, true},
                         {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 4, 4, true, false},
                         {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 4, 4, true, true}};

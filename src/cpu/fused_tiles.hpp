@@ -12,7 +12,7 @@ namespace xpose::detail::cpu {
 // The fused kernel of the conversion `in` -> `out` under `isa` (TileFn's contract with input
 // elements of `in`'s size and output elements of `out`'s; `eb` ignored); fn is nullptr where
 // there is none: other pairs, other instruction sets, CPUs without AVX-512 F/BW/VL/DQ, builds
-// other than GCC's for x86-64. Pairs: f32 -> bf16, f16, f8 e4m3; bf16 and f16 -> f8 e4m3;
+// other than GCC's for x86-64. Pairs: f32, bf16 and f16 -> f8 e4m3 and e5m2; f32 -> bf16, f16;
 // f16 <-> bf16. block_cols: the width of its register block (16 or 32 columns), which a tile
 // must reach to take it.
 TileKernel fused_tile_kernel(xpose_type_t in, xpose_type_t out, Isa isa);

@@ -3,9 +3,9 @@
 // (one register) is converted there by typed_convert_avx512.hpp and stored in the output's size:
 // - 4-byte inputs: blocks of 8 rows x 16 columns, two 8 x 8 f32 transposes side by side in the
 //   halves of 512-bit registers (f32_block8.hpp's steps), each output row gathered from both
-//   by one two-source permute: 16 f32 lanes, converted to 16 bf16 / f16 / e4m3;
+//   by one two-source permute: 16 f32 lanes, converted to 16 bf16 / f16 / e4m3 / e5m2;
 // - 2-byte inputs: the word ladder's 8 x 32 blocks (narrow_blocks512.hpp): 32 16-bit lanes,
-//   converted to 32 e4m3 bytes (from bf16 or f16), or to 32 bf16 / f16 (f16 <-> bf16).
+//   converted to 32 e4m3 or e5m2 bytes (from bf16 or f16), or to 32 bf16 / f16 (f16 <-> bf16).
 // Tiles smaller than a block along a side take that side in one block with masked loads and
 // stores (masked lanes are neither read nor written); larger ones end in overlapping whole
 // blocks, as the plain kernels do (the same element converted twice gives the same bytes).
@@ -49,18 +49,20 @@ struct F32To16 {
   }
 };
 
-struct F32ToE4m3 {
+// 16 f32 lanes to an 8-bit format.
+template <__m128i (*kConvert)(__m512i)>
+struct F32To8 {
   static constexpr int kIn = 4, kOut = 1;
   static void put(char* p, __m512i v, int n) {
-    const __m128i b = f32_to_e4m3(v);
+    const __m128i b = kConvert(v);
     if (n == 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(p), b);
     else _mm_mask_storeu_epi8(p, lanes16(n), b);
   }
 };
 
-// 32 16-bit lanes to e4m3.
+// 32 16-bit lanes to an 8-bit format.
 template <__m256i (*kConvert)(__m512i)>
-struct HalfToE4m3 {
+struct HalfTo8 {
   static constexpr int kIn = 2, kOut = 1;
   static void put(char* p, __m512i v, int n) {
     const __m256i b = kConvert(v);
@@ -180,11 +182,17 @@ TileKernel fused_tile_kernel(xpose_type_t in, xpose_type_t out, Isa isa) {
   if (in == XPOSE_TYPE_F32 && out == XPOSE_TYPE_F16)
     return {&fused_tile<Block4<F32To16<f32_to_f16>>>, "fused avx512-8x16", 8, 16};
   if (in == XPOSE_TYPE_F32 && out == XPOSE_TYPE_F8_E4M3)
-    return {&fused_tile<Block4<F32ToE4m3>>, "fused avx512-8x16", 8, 16};
+    return {&fused_tile<Block4<F32To8<f32_to_e4m3>>>, "fused avx512-8x16", 8, 16};
+  if (in == XPOSE_TYPE_F32 && out == XPOSE_TYPE_F8_E5M2)
+    return {&fused_tile<Block4<F32To8<f32_to_e5m2>>>, "fused avx512-8x16", 8, 16};
+  if (in == XPOSE_TYPE_BF16 && out == XPOSE_TYPE_F8_E5M2)
+    return {&fused_tile<Block2<HalfTo8<bf16_to_e5m2>>>, "fused avx512-8x32", 8, 32};
+  if (in == XPOSE_TYPE_F16 && out == XPOSE_TYPE_F8_E5M2)
+    return {&fused_tile<Block2<HalfTo8<f16_to_e5m2>>>, "fused avx512-8x32", 8, 32};
   if (in == XPOSE_TYPE_BF16 && out == XPOSE_TYPE_F8_E4M3)
-    return {&fused_tile<Block2<HalfToE4m3<bf16_to_e4m3>>>, "fused avx512-8x32", 8, 32};
+    return {&fused_tile<Block2<HalfTo8<bf16_to_e4m3>>>, "fused avx512-8x32", 8, 32};
   if (in == XPOSE_TYPE_F16 && out == XPOSE_TYPE_F8_E4M3)
-    return {&fused_tile<Block2<HalfToE4m3<f16_to_e4m3>>>, "fused avx512-8x32", 8, 32};
+    return {&fused_tile<Block2<HalfTo8<f16_to_e4m3>>>, "fused avx512-8x32", 8, 32};
   if (in == XPOSE_TYPE_F16 && out == XPOSE_TYPE_BF16)
     return {&fused_tile<Block2<Half16<f16_to_bf16>>>, "fused avx512-8x32", 8, 32};
   if (in == XPOSE_TYPE_BF16 && out == XPOSE_TYPE_F16)

@@ -136,5 +136,83 @@ inline __m256i f16_to_e4m3(__m512i h) {
   return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
+// round_bits<E5M2, F16> in 16-bit lanes: the same exponent, so subnormals round like normals
+// and a magnitude that overflows carries into inf (0x7c) by itself; NaN in: 0x7e; the sign
+// kept.
+inline __m256i f16_to_e5m2(__m512i x) {
+  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7fff));
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, 8), _mm512_set1_epi16(1));
+  __m512i mag = _mm512_min_epu16(
+      _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(0x7f)), odd), 8),
+      _mm512_set1_epi16(0x7c));
+  mag = _mm512_mask_mov_epi16(mag, _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7c00)),
+                              _mm512_set1_epi16(0x7e));
+  return _mm512_cvtepi16_epi8(
+      _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80))));
+}
+
+// round_bits<E5M2, BF16>: bf16_to_e4m3_words's way with E5M2's bias and mantissa: normal
+// results rounded at bit 5 and rebiased by (127 - 15) << 2, subnormal ones (|x| < 2^-14) by
+// the f32 addition of 2^7 (whose ulp is E5M2's smallest subnormal 2^-16); overflow: inf
+// (0x7c); NaN in: 0x7e.
+inline __m256i bf16_to_e5m2(__m512i x) {
+  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7fff));
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, 5), _mm512_set1_epi16(1));
+  const __m512i normal = _mm512_sub_epi16(
+      _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(0xf)), odd), 5),
+      _mm512_set1_epi16(112 << 2));
+  const __m512 big = _mm512_set1_ps(128.0f);
+  const __m512i zero = _mm512_setzero_si512(), big_bits = _mm512_castps_si512(big);
+  const auto sub32 = [&](__m512i f) {
+    return _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(f), big)),
+                            big_bits);
+  };
+  const __m512i sub = _mm512_packus_epi32(sub32(_mm512_unpacklo_epi16(zero, a)),
+                                          sub32(_mm512_unpackhi_epi16(zero, a)));
+  const __mmask32 is_sub = _mm512_cmplt_epu16_mask(a, _mm512_set1_epi16(113 << 7));
+  __m512i mag = _mm512_min_epu16(_mm512_mask_mov_epi16(normal, is_sub, sub),
+                                 _mm512_set1_epi16(0x7c));
+  mag = _mm512_mask_mov_epi16(mag, _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7f80)),
+                              _mm512_set1_epi16(0x7e));
+  return _mm512_cvtepi16_epi8(
+      _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80))));
+}
+
+// round_bits<E5M2, F32> in 32-bit lanes: bf16_to_e5m2's rounding with f32's mantissa.
+inline __m128i f32_to_e5m2(__m512i x) {
+  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(a, 21), _mm512_set1_epi32(1));
+  const __m512i normal = _mm512_sub_epi32(
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0xfffff)), odd),
+                        21),
+      _mm512_set1_epi32(112 << 2));
+  const __m512 big = _mm512_set1_ps(128.0f);
+  const __m512i sub = _mm512_sub_epi32(
+      _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), big)), _mm512_castps_si512(big));
+  const __mmask16 is_sub = _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(113 << 23));
+  __m512i mag = _mm512_min_epu32(_mm512_mask_mov_epi32(normal, is_sub, sub),
+                                 _mm512_set1_epi32(0x7c));
+  mag = _mm512_mask_mov_epi32(mag, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000)),
+                              _mm512_set1_epi32(0x7e));
+  return _mm512_cvtepi32_epi8(
+      _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80))));
+}
+
+// e5m2 -> f16 for 32 bytes: the upper byte of an f16, exact; NaN: f16's canonical one with its
+// sign.
+inline __m512i e5m2_to_f16(__m256i b) {
+  const __m512i h = _mm512_slli_epi16(_mm512_cvtepu8_epi16(b), 8);
+  const __m512i canon = _mm512_or_si512(_mm512_and_si512(h, _mm512_set1_epi16(INT16_MIN)),
+                                        _mm512_set1_epi16(0x7e00));
+  const __mmask32 nan = _mm512_cmpgt_epu16_mask(_mm512_and_si512(h, _mm512_set1_epi16(0x7fff)),
+                                                _mm512_set1_epi16(0x7c00));
+  return _mm512_mask_mov_epi16(h, nan, canon);
+}
+
+// e5m2 -> f32 for 16 bytes: as an f16, widened (f16_to_f32 makes NaN canonical).
+inline __m512i e5m2_to_f32(__m128i b) {
+  return f16_to_f32(_mm256_slli_epi16(_mm256_cvtepu8_epi16(b), 8));
+}
+
 }  // namespace
 }  // namespace xpose::detail::cpu

@@ -9,6 +9,9 @@
 //    rounds to nearest even with the rounding given in the instruction, giving inf on
 //    overflow and f16 subnormals), NaN then replaced by the canonical one with its sign;
 //  - f16 <-> bf16 and f16 -> e4m3 through f32 (exact), rounded once by the f32 rules;
+//  - e5m2 out of f16 (the same exponent: f16's rounding at bit 8), bf16 and f32 (e4m3's way,
+//    E5M2's bias and mantissa); e5m2 in: the upper byte of an f16, exact (to f32 and bf16
+//    through f16 -> f32);
 //  - f32 -> bf16, bf16 -> e4m3 and f32 -> e4m3 in integer lanes (16-bit lanes for bf16: 32
 //    per register), the rounding of convert.hpp's round_bits written for those formats
 //    (e4m3's subnormal results by an f32 addition);
@@ -31,23 +34,27 @@ inline __mmask32 first32(int64_t k) {
 }
 
 // Rows: whole registers, then one masked register for the rest (FastRow, typed_ops_body.hpp):
-// all n elements.
-template <>
-struct FastRow<XPOSE_TYPE_F16, XPOSE_TYPE_F32, false, false> {
+// all n elements. RowOf<f> is the FastRow of the row function f.
+template <void (*kRow)(const char*, char*, int64_t)>
+struct RowOf {
   static constexpr bool kHas = true;
   static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    int64_t e = 0;
-    for (; e + 16 <= n; e += 16)
-      _mm512_storeu_si512(y + 4 * e, f16_to_f32(_mm256_loadu_si256(
-                                         reinterpret_cast<const __m256i*>(x + 2 * e))));
-    if (e == n) return n;
-    const __mmask16 m = first16(n - e);
-    _mm512_mask_storeu_epi32(y + 4 * e, m, f16_to_f32(_mm256_maskz_loadu_epi16(m, x + 2 * e)));
+    kRow(x, y, n);
     return n;
   }
 };
 
-// f32 in, a 16-bit format out (f16, bf16).
+inline void f16_f32_row(const char* x, char* y, int64_t n) {
+  int64_t e = 0;
+  for (; e + 16 <= n; e += 16)
+    _mm512_storeu_si512(y + 4 * e,
+                        f16_to_f32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 2 * e))));
+  if (e == n) return;
+  const __mmask16 m = first16(n - e);
+  _mm512_mask_storeu_epi32(y + 4 * e, m, f16_to_f32(_mm256_maskz_loadu_epi16(m, x + 2 * e)));
+}
+
+// f32 in, a 16-bit format out (f16, bf16), 16 lanes a register.
 template <__m256i (*kConvert)(__m512i)>
 inline void narrow_row(const char* x, char* y, int64_t n) {
   int64_t e = 0;
@@ -59,38 +66,16 @@ inline void narrow_row(const char* x, char* y, int64_t n) {
   _mm256_mask_storeu_epi16(y + 2 * e, m, kConvert(_mm512_maskz_loadu_epi32(m, x + 4 * e)));
 }
 
-template <>
-struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F16, false, false> {
-  static constexpr bool kHas = true;
-  static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    narrow_row<f32_to_f16>(x, y, n);
-    return n;
-  }
-};
-
-template <>
-struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_BF16, false, false> {
-  static constexpr bool kHas = true;
-  static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    narrow_row<f32_to_bf16>(x, y, n);
-    return n;
-  }
-};
-
-template <>
-struct FastRow<XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, false, false> {
-  static constexpr bool kHas = true;
-  static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    int64_t e = 0;
-    for (; e + 32 <= n; e += 32)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e),
-                          bf16_to_e4m3(_mm512_loadu_si512(x + 2 * e)));
-    if (e == n) return n;
-    const __mmask32 m = first32(n - e);
-    _mm256_mask_storeu_epi8(y + e, m, bf16_to_e4m3(_mm512_maskz_loadu_epi16(m, x + 2 * e)));
-    return n;
-  }
-};
+// f32 in, an 8-bit format out, 16 lanes a register.
+template <__m128i (*kConvert)(__m512i)>
+inline void f32_byte_row(const char* x, char* y, int64_t n) {
+  int64_t e = 0;
+  for (; e + 16 <= n; e += 16)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + e), kConvert(_mm512_loadu_si512(x + 4 * e)));
+  if (e == n) return;
+  const __mmask16 m = first16(n - e);
+  _mm_mask_storeu_epi8(y + e, m, kConvert(_mm512_maskz_loadu_epi32(m, x + 4 * e)));
+}
 
 // Between the 16-bit formats, 32 lanes a register.
 template <__m512i (*kConvert)(__m512i)>
@@ -102,57 +87,32 @@ inline void half_row(const char* x, char* y, int64_t n) {
   _mm512_mask_storeu_epi16(y + 2 * e, m, kConvert(_mm512_maskz_loadu_epi16(m, x + 2 * e)));
 }
 
-template <>
-struct FastRow<XPOSE_TYPE_F16, XPOSE_TYPE_BF16, false, false> {
-  static constexpr bool kHas = true;
-  static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    half_row<f16_to_bf16>(x, y, n);
-    return n;
-  }
-};
+// A 16-bit format in, an 8-bit one out, 32 lanes a register.
+template <__m256i (*kConvert)(__m512i)>
+inline void half_byte_row(const char* x, char* y, int64_t n) {
+  int64_t e = 0;
+  for (; e + 32 <= n; e += 32)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e), kConvert(_mm512_loadu_si512(x + 2 * e)));
+  if (e == n) return;
+  const __mmask32 m = first32(n - e);
+  _mm256_mask_storeu_epi8(y + e, m, kConvert(_mm512_maskz_loadu_epi16(m, x + 2 * e)));
+}
 
-template <>
-struct FastRow<XPOSE_TYPE_BF16, XPOSE_TYPE_F16, false, false> {
-  static constexpr bool kHas = true;
-  static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    half_row<bf16_to_f16>(x, y, n);
-    return n;
-  }
-};
+// e5m2 in, f16 out, 32 lanes a register.
+inline void e5m2_f16_row(const char* x, char* y, int64_t n) {
+  int64_t e = 0;
+  for (; e + 32 <= n; e += 32)
+    _mm512_storeu_si512(y + 2 * e,
+                        e5m2_to_f16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + e))));
+  if (e == n) return;
+  const __mmask32 m = first32(n - e);
+  _mm512_mask_storeu_epi16(y + 2 * e, m, e5m2_to_f16(_mm256_maskz_loadu_epi8(m, x + e)));
+}
 
-template <>
-struct FastRow<XPOSE_TYPE_F16, XPOSE_TYPE_F8_E4M3, false, false> {
-  static constexpr bool kHas = true;
-  static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    int64_t e = 0;
-    for (; e + 32 <= n; e += 32)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e),
-                          f16_to_e4m3(_mm512_loadu_si512(x + 2 * e)));
-    if (e == n) return n;
-    const __mmask32 m = first32(n - e);
-    _mm256_mask_storeu_epi8(y + e, m, f16_to_e4m3(_mm512_maskz_loadu_epi16(m, x + 2 * e)));
-    return n;
-  }
-};
-
-template <>
-struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F8_E4M3, false, false> {
-  static constexpr bool kHas = true;
-  static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    int64_t e = 0;
-    for (; e + 16 <= n; e += 16)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + e),
-                       f32_to_e4m3(_mm512_loadu_si512(x + 4 * e)));
-    if (e == n) return n;
-    const __mmask16 m = first16(n - e);
-    _mm_mask_storeu_epi8(y + e, m, f32_to_e4m3(_mm512_maskz_loadu_epi32(m, x + 4 * e)));
-    return n;
-  }
-};
-
-// e4m3 in, a wider format out: f32, or bf16 (every e4m3 value is one: f32's upper half).
-template <bool kBf16>
-inline void widen_e4m3_row(const char* x, char* y, int64_t n) {
+// An 8-bit format in (kToF32: its 16 bytes as f32 bits), f32 out, or bf16 (every e4m3 and e5m2
+// value is one: f32's upper half).
+template <__m512i (*kToF32)(__m128i), bool kBf16>
+inline void widen_byte_row(const char* x, char* y, int64_t n) {
   constexpr int64_t ob = kBf16 ? 2 : 4;
   const auto put = [&](int64_t e, __mmask16 m, __m512i f) {
     if constexpr (kBf16)
@@ -162,29 +122,31 @@ inline void widen_e4m3_row(const char* x, char* y, int64_t n) {
   };
   int64_t e = 0;
   for (; e + 16 <= n; e += 16)
-    put(e, 0xffff, e4m3_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + e))));
+    put(e, 0xffff, kToF32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + e))));
   if (e == n) return;
   const __mmask16 m = first16(n - e);
-  put(e, m, e4m3_to_f32(_mm_maskz_loadu_epi8(m, x + e)));
+  put(e, m, kToF32(_mm_maskz_loadu_epi8(m, x + e)));
 }
 
-template <>
-struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_F32, false, false> {
-  static constexpr bool kHas = true;
-  static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    widen_e4m3_row<false>(x, y, n);
-    return n;
-  }
-};
+constexpr xpose_type_t kF32 = XPOSE_TYPE_F32, kF16 = XPOSE_TYPE_F16, kBf16 = XPOSE_TYPE_BF16,
+                       kE4m3 = XPOSE_TYPE_F8_E4M3, kE5m2 = XPOSE_TYPE_F8_E5M2;
 
-template <>
-struct FastRow<XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_BF16, false, false> {
-  static constexpr bool kHas = true;
-  static int64_t run(const char* x, char* y, int64_t n, float, float) {
-    widen_e4m3_row<true>(x, y, n);
-    return n;
-  }
-};
+template <> struct FastRow<kF16, kF32, false, false> : RowOf<f16_f32_row> {};
+template <> struct FastRow<kF32, kF16, false, false> : RowOf<narrow_row<f32_to_f16>> {};
+template <> struct FastRow<kF32, kBf16, false, false> : RowOf<narrow_row<f32_to_bf16>> {};
+template <> struct FastRow<kF16, kBf16, false, false> : RowOf<half_row<f16_to_bf16>> {};
+template <> struct FastRow<kBf16, kF16, false, false> : RowOf<half_row<bf16_to_f16>> {};
+template <> struct FastRow<kBf16, kE4m3, false, false> : RowOf<half_byte_row<bf16_to_e4m3>> {};
+template <> struct FastRow<kF16, kE4m3, false, false> : RowOf<half_byte_row<f16_to_e4m3>> {};
+template <> struct FastRow<kBf16, kE5m2, false, false> : RowOf<half_byte_row<bf16_to_e5m2>> {};
+template <> struct FastRow<kF16, kE5m2, false, false> : RowOf<half_byte_row<f16_to_e5m2>> {};
+template <> struct FastRow<kF32, kE4m3, false, false> : RowOf<f32_byte_row<f32_to_e4m3>> {};
+template <> struct FastRow<kF32, kE5m2, false, false> : RowOf<f32_byte_row<f32_to_e5m2>> {};
+template <> struct FastRow<kE4m3, kF32, false, false> : RowOf<widen_byte_row<e4m3_to_f32, false>> {};
+template <> struct FastRow<kE4m3, kBf16, false, false> : RowOf<widen_byte_row<e4m3_to_f32, true>> {};
+template <> struct FastRow<kE5m2, kF32, false, false> : RowOf<widen_byte_row<e5m2_to_f32, false>> {};
+template <> struct FastRow<kE5m2, kBf16, false, false> : RowOf<widen_byte_row<e5m2_to_f32, true>> {};
+template <> struct FastRow<kE5m2, kF16, false, false> : RowOf<e5m2_f16_row> {};
 
 // f32 -> f32 scaled (an unscaled one is a byte copy, never typed): axpby's rule.
 template <bool kA, bool kB>
