@@ -1,9 +1,10 @@
-# The plot of docs/perf/typed-h100.md's session 39 section: median ratio to a 16-thread memcpy,
-# main against the fused tiles, per pair, on call 3's cutt-random and fresh cases (device host).
+# The plots of docs/perf/typed-h100.md's session 39 section: median ratio to a 16-thread memcpy,
+# main against the change, per pair, on a call's cutt-random and fresh cases (device host):
+# python3 plot.py DIR OUT.png TITLE PAIR,PAIR,.. (DIR: an extracted call*.tgz).
 import csv, glob, os, statistics as st, sys
 import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt
-d, out = sys.argv[1], sys.argv[2]
-pairs = ['f32-bf16', 'f32-f16', 'f32-f8e4m3', 'bf16-f8e4m3', 'f16-bf16', 'bf16-f16', 'f16-f8e4m3']
+d, out, title = sys.argv[1], sys.argv[2], sys.argv[3]
+pairs = sys.argv[4].split(',')
 fig, ax = plt.subplots(figsize=(8, 3.2))
 for i, suite in enumerate(['cutt-random', 'fresh']):
     for j, b in enumerate(['base', 'new']):
@@ -24,5 +25,5 @@ for i, suite in enumerate(['cutt-random', 'fresh']):
 ax.axhline(0.8, color='k', lw=0.8, ls='--')
 ax.set_xticks(range(len(pairs))); ax.set_xticklabels([p.replace('-', '->') for p in pairs], fontsize=8)
 ax.set_ylabel('median ratio to memcpy'); ax.legend(fontsize=7, ncol=2)
-ax.set_title('CPU typed conversions, 16-core host (session 39, call 3)', fontsize=9)
+ax.set_title(title, fontsize=9)
 fig.tight_layout(); fig.savefig(out, dpi=110)
