@@ -15,7 +15,7 @@ for cfg in cfgs:
                 k = (r['suite'], r['case'], r['normalized'])
                 ms[b].setdefault(k, []).append(float(r['ms'])); copy.setdefault(k, []).append(float(r['copy_ms']))
                 if b == 'new': plan[k] = r['plan']
-    for suite in ['cutt-random', 'fresh']:
+    for suite in sorted({k[0] for k in ms['new']}):
         ks = [k for k in ms['new'] if k[0] == suite and k in ms['base']]
         rb = [st.median(copy[k]) / min(ms['base'][k]) for k in ks]
         rn = [st.median(copy[k]) / min(ms['new'][k]) for k in ks]
