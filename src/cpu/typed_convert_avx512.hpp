@@ -47,20 +47,27 @@ inline __m256i f32_to_bf16(__m512i x) {
   return _mm512_cvtepi32_epi16(r);
 }
 
-// round_bits<E4M3, BF16> in 16-bit lanes, 32 per register. Normal results: the magnitude
-// rounded at bit 4 and rebiased by (127 - 7) << 3. Subnormal ones (|x| < 2^-6): as
-// convert.hpp's f32 source does, |x| as f32 (the bf16 bits in the upper half of a 32-bit lane)
-// plus 2^14, whose ulp is E4M3's smallest subnormal 2^-9, rounds to nearest even in the
-// addition, and the sum's low bits count those subnormals (DAZ/FTZ cannot change it: bf16
+// round_bits<F8, BF16> in 16-bit lanes, 32 per register, F8 = E4M3 (kE5 false) or E5M2.
+// Normal results: the magnitude rounded at bit 7 - m and rebiased by (127 - bias) << m.
+// Subnormal ones (under the format's smallest normal): as convert.hpp's f32 source does, |x| as
+// f32 (the bf16 bits in the upper half of a 32-bit lane) plus 2^k, whose ulp is the format's
+// smallest subnormal (2^14 for E4M3's 2^-9, 2^7 for E5M2's 2^-16), rounds to nearest even in
+// the addition, and the sum's low bits count those subnormals (DAZ/FTZ cannot change it: bf16
 // subnormals round to 0, the sum is normal); 1.8x the rate of the same rounding by variable
-// shifts. Over 0x7e (448) and inf/NaN in: 0x7f; the sign kept. The result in 16-bit lanes.
-inline __m512i bf16_to_e4m3_words(__m512i x) {
+// shifts (E4M3). Overflow: E4M3's NaN 0x7f (so inf/NaN in too), E5M2's inf 0x7c (NaN in:
+// 0x7e); the sign kept. The result in 16-bit lanes.
+template <bool kE5>
+inline __m512i bf16_to_f8_words(__m512i x) {
+  constexpr int shift = kE5 ? 5 : 4, rebias = kE5 ? 112 << 2 : 120 << 3;
+  constexpr int min_normal = kE5 ? 113 << 7 : 121 << 7;
   const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7fff));
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, 4), _mm512_set1_epi16(1));
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, shift), _mm512_set1_epi16(1));
   const __m512i normal = _mm512_sub_epi16(
-      _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(7)), odd), 4),
-      _mm512_set1_epi16(120 << 3));
-  const __m512 big = _mm512_set1_ps(16384.0f);
+      _mm512_srli_epi16(
+          _mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16((1 << (shift - 1)) - 1)), odd),
+          shift),
+      _mm512_set1_epi16(rebias));
+  const __m512 big = _mm512_set1_ps(kE5 ? 128.0f : 16384.0f);
   const __m512i zero = _mm512_setzero_si512(), big_bits = _mm512_castps_si512(big);
   const auto sub32 = [&](__m512i f) {
     return _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(f), big)),
@@ -68,13 +75,17 @@ inline __m512i bf16_to_e4m3_words(__m512i x) {
   };
   const __m512i sub = _mm512_packus_epi32(sub32(_mm512_unpacklo_epi16(zero, a)),
                                           sub32(_mm512_unpackhi_epi16(zero, a)));
-  const __mmask32 is_sub = _mm512_cmplt_epu16_mask(a, _mm512_set1_epi16(121 << 7));
-  const __m512i mag = _mm512_min_epu16(_mm512_mask_mov_epi16(normal, is_sub, sub),
-                                       _mm512_set1_epi16(0x7f));
+  const __mmask32 is_sub = _mm512_cmplt_epu16_mask(a, _mm512_set1_epi16(min_normal));
+  __m512i mag = _mm512_min_epu16(_mm512_mask_mov_epi16(normal, is_sub, sub),
+                                 _mm512_set1_epi16(kE5 ? 0x7c : 0x7f));
+  if constexpr (kE5)
+    mag = _mm512_mask_mov_epi16(mag, _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7f80)),
+                                _mm512_set1_epi16(0x7e));
   return _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80)));
 }
 
-inline __m256i bf16_to_e4m3(__m512i x) { return _mm512_cvtepi16_epi8(bf16_to_e4m3_words(x)); }
+inline __m256i bf16_to_e4m3(__m512i x) { return _mm512_cvtepi16_epi8(bf16_to_f8_words<false>(x)); }
+inline __m256i bf16_to_e5m2(__m512i x) { return _mm512_cvtepi16_epi8(bf16_to_f8_words<true>(x)); }
 
 // f16 -> bf16 in 16-bit lanes, 32 a register: each half widened to f32 exactly, then rounded
 // once by f32_to_bf16 (NaN: the canonical bf16 one with its sign).
@@ -92,24 +103,34 @@ inline __m512i bf16_to_f16(__m512i b) {
   return _mm512_inserti64x4(_mm512_castsi256_si512(f32_to_f16(lo)), f32_to_f16(hi), 1);
 }
 
-// round_bits<E4M3, F32> in 32-bit lanes: bf16_to_e4m3_words's rounding with f32's mantissa
-// (normal results rounded at bit 20; subnormal ones by the same f32 addition, of |x| itself).
-inline __m128i f32_to_e4m3(__m512i x) {
+// round_bits<F8, F32> in 32-bit lanes: bf16_to_f8_words's rounding with f32's mantissa (normal
+// results rounded at bit 23 - m; subnormal ones by the same f32 addition, of |x| itself).
+template <bool kE5>
+inline __m128i f32_to_f8(__m512i x) {
+  constexpr int shift = kE5 ? 21 : 20, rebias = kE5 ? 112 << 2 : 120 << 3;
+  constexpr int min_normal = kE5 ? 113 << 23 : 121 << 23;
   const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1));
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(a, shift), _mm512_set1_epi32(1));
   const __m512i normal = _mm512_sub_epi32(
-      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x7ffff)), odd),
-                        20),
-      _mm512_set1_epi32(120 << 3));
-  const __m512 big = _mm512_set1_ps(16384.0f);
+      _mm512_srli_epi32(
+          _mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32((1 << (shift - 1)) - 1)), odd),
+          shift),
+      _mm512_set1_epi32(rebias));
+  const __m512 big = _mm512_set1_ps(kE5 ? 128.0f : 16384.0f);
   const __m512i sub = _mm512_sub_epi32(
       _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), big)), _mm512_castps_si512(big));
-  const __mmask16 is_sub = _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(121 << 23));
-  const __m512i mag = _mm512_min_epu32(_mm512_mask_mov_epi32(normal, is_sub, sub),
-                                       _mm512_set1_epi32(0x7f));
+  const __mmask16 is_sub = _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(min_normal));
+  __m512i mag = _mm512_min_epu32(_mm512_mask_mov_epi32(normal, is_sub, sub),
+                                 _mm512_set1_epi32(kE5 ? 0x7c : 0x7f));
+  if constexpr (kE5)
+    mag = _mm512_mask_mov_epi32(mag, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000)),
+                                _mm512_set1_epi32(0x7e));
   return _mm512_cvtepi32_epi8(
       _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80))));
 }
+
+inline __m128i f32_to_e4m3(__m512i x) { return f32_to_f8<false>(x); }
+inline __m128i f32_to_e5m2(__m512i x) { return f32_to_f8<true>(x); }
 
 // widen_to_f32<E4M3> for 16 bytes: normal magnitudes moved to f32's exponent (rebias
 // (127 - 7) << 23), subnormal ones m * 2^-9 exactly (m as f32, its exponent lowered by 9),
@@ -149,53 +170,6 @@ inline __m256i f16_to_e5m2(__m512i x) {
                               _mm512_set1_epi16(0x7e));
   return _mm512_cvtepi16_epi8(
       _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80))));
-}
-
-// round_bits<E5M2, BF16>: bf16_to_e4m3_words's way with E5M2's bias and mantissa: normal
-// results rounded at bit 5 and rebiased by (127 - 15) << 2, subnormal ones (|x| < 2^-14) by
-// the f32 addition of 2^7 (whose ulp is E5M2's smallest subnormal 2^-16); overflow: inf
-// (0x7c); NaN in: 0x7e.
-inline __m256i bf16_to_e5m2(__m512i x) {
-  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7fff));
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, 5), _mm512_set1_epi16(1));
-  const __m512i normal = _mm512_sub_epi16(
-      _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(0xf)), odd), 5),
-      _mm512_set1_epi16(112 << 2));
-  const __m512 big = _mm512_set1_ps(128.0f);
-  const __m512i zero = _mm512_setzero_si512(), big_bits = _mm512_castps_si512(big);
-  const auto sub32 = [&](__m512i f) {
-    return _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(f), big)),
-                            big_bits);
-  };
-  const __m512i sub = _mm512_packus_epi32(sub32(_mm512_unpacklo_epi16(zero, a)),
-                                          sub32(_mm512_unpackhi_epi16(zero, a)));
-  const __mmask32 is_sub = _mm512_cmplt_epu16_mask(a, _mm512_set1_epi16(113 << 7));
-  __m512i mag = _mm512_min_epu16(_mm512_mask_mov_epi16(normal, is_sub, sub),
-                                 _mm512_set1_epi16(0x7c));
-  mag = _mm512_mask_mov_epi16(mag, _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7f80)),
-                              _mm512_set1_epi16(0x7e));
-  return _mm512_cvtepi16_epi8(
-      _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80))));
-}
-
-// round_bits<E5M2, F32> in 32-bit lanes: bf16_to_e5m2's rounding with f32's mantissa.
-inline __m128i f32_to_e5m2(__m512i x) {
-  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(a, 21), _mm512_set1_epi32(1));
-  const __m512i normal = _mm512_sub_epi32(
-      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0xfffff)), odd),
-                        21),
-      _mm512_set1_epi32(112 << 2));
-  const __m512 big = _mm512_set1_ps(128.0f);
-  const __m512i sub = _mm512_sub_epi32(
-      _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), big)), _mm512_castps_si512(big));
-  const __mmask16 is_sub = _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(113 << 23));
-  __m512i mag = _mm512_min_epu32(_mm512_mask_mov_epi32(normal, is_sub, sub),
-                                 _mm512_set1_epi32(0x7c));
-  mag = _mm512_mask_mov_epi32(mag, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000)),
-                              _mm512_set1_epi32(0x7e));
-  return _mm512_cvtepi32_epi8(
-      _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80))));
 }
 
 // e5m2 -> f16 for 32 bytes: the upper byte of an f16, exact; NaN: f16's canonical one with its
