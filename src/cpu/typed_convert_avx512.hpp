@@ -149,12 +149,31 @@ inline __m512i e4m3_to_f32(__m128i b8) {
   return _mm512_or_si512(f, _mm512_slli_epi32(_mm512_and_si512(b, _mm512_set1_epi32(0x80)), 24));
 }
 
-// f16 -> e4m3, 32 lanes a register: each half widened to f32 exactly, then rounded once by
-// f32_to_e4m3.
-inline __m256i f16_to_e4m3(__m512i h) {
-  const __m128i lo = f32_to_e4m3(f16_to_f32(_mm512_castsi512_si256(h)));
-  const __m128i hi = f32_to_e4m3(f16_to_f32(_mm512_extracti64x4_epi64(h, 1)));
-  return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+// round_bits<E4M3, F16> in 16-bit lanes, 32 a register: normal results (|x| >= 2^-6) the
+// magnitude rounded at bit 7 and rebiased by (15 - 7) << 3; subnormal ones by the f32 addition
+// of 2^14 (bf16_to_f8_words's), |x| widened exactly by vcvtph2ps (never an f32 subnormal, and
+// the instruction ignores DAZ), the two halves' counts packed back in order; over 0x7e and
+// inf/NaN in: 0x7f; the sign kept.
+inline __m256i f16_to_e4m3(__m512i x) {
+  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7fff));
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi16(a, 7), _mm512_set1_epi16(1));
+  const __m512i normal = _mm512_sub_epi16(
+      _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(0x3f)), odd), 7),
+      _mm512_set1_epi16(8 << 3));
+  const __m512 big = _mm512_set1_ps(16384.0f);
+  const auto sub32 = [&](__m256i h) {
+    return _mm512_sub_epi32(
+        _mm512_castps_si512(_mm512_add_ps(_mm512_cvtph_ps(h), big)), _mm512_castps_si512(big));
+  };
+  const __m512i packed = _mm512_packus_epi32(sub32(_mm512_castsi512_si256(a)),
+                                             sub32(_mm512_extracti64x4_epi64(a, 1)));
+  const __m512i sub =
+      _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), packed);
+  const __mmask32 is_sub = _mm512_cmplt_epu16_mask(a, _mm512_set1_epi16(9 << 10));
+  const __m512i mag = _mm512_min_epu16(_mm512_mask_mov_epi16(normal, is_sub, sub),
+                                       _mm512_set1_epi16(0x7f));
+  return _mm512_cvtepi16_epi8(
+      _mm512_or_si512(mag, _mm512_and_si512(_mm512_srli_epi16(x, 8), _mm512_set1_epi16(0x80))));
 }
 
 // round_bits<E5M2, F16> in 16-bit lanes: the same exponent, so subnormals round like normals
