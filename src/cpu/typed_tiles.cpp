@@ -4,8 +4,9 @@
 // (typed_ops.hpp) into the engine's output: the output itself, or the staging buffer that the
 // engine streams out in whole lines. The separate typed schema's geometry (typed_plan.cpp)
 // staged every tile through L2 and streamed rows of any length, partial lines included.
-// Conversions with a fused kernel (fused_tiles.hpp: f32 -> bf16 / f16 / e4m3, bf16 -> e4m3 on
-// AVX-512) skip the band: the kernel converts each output row in registers (FusedTile).
+// Conversions with a fused kernel (fused_tiles.hpp, AVX-512: f32, bf16 and f16 to fp8, f32 to
+// bf16 / f16, f16 <-> bf16) skip the band: the kernel converts each output row in registers
+// (FusedTile).
 #include "cpu/typed_tiles.hpp"
 
 #include <algorithm>
@@ -140,8 +141,9 @@ class FusedTile final : public TileOp {
   }
 
   std::string name() const override { return k_.name; }
-  // f32 sources, one Zen 4 class core pair: (126,16,46,8,33) perm (1,0,4,3,2) to f16 9.5 ->
-  // 6.6 ms, (71,71,71,71) perm (1,3,2,0) to bf16 11.3 -> 10.0 ms (docs/perf/typed-h100.md).
+  // The engine's prefetch of the next tile: f32 sources on the 2-core build VM, (126,16,46,8,33)
+  // perm (1,0,4,3,2) to f16 9.5 -> 6.6 ms, (71,71,71,71) perm (1,3,2,0) to bf16 11.3 -> 10.0 ms
+  // (docs/perf/typed-h100.md, session 39).
   bool prefetches() const override { return true; }
 
  private:
