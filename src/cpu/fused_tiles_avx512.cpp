@@ -32,54 +32,14 @@
 namespace xpose::detail::cpu {
 namespace {
 
-inline __mmask16 lanes16(int n) { return static_cast<__mmask16>((1u << n) - 1); }
-inline __mmask32 lanes32(int n) { return static_cast<__mmask32>((uint64_t{1} << n) - 1); }
-
-// Conversions of an output row: put(p, v, n) converts register v and stores its first n
-// elements at p (n: the block's width, or fewer at a tile edge).
-
-// 16 f32 lanes to a 16-bit format.
-template <__m256i (*kConvert)(__m512i)>
-struct F32To16 {
-  static constexpr int kIn = 4, kOut = 2;
-  static void put(char* p, __m512i v, int n) {
-    const __m256i h = kConvert(v);
-    if (n == 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), h);
-    else _mm256_mask_storeu_epi16(p, lanes16(n), h);
-  }
-};
-
-// 16 f32 lanes to an 8-bit format.
-template <__m128i (*kConvert)(__m512i)>
-struct F32To8 {
-  static constexpr int kIn = 4, kOut = 1;
-  static void put(char* p, __m512i v, int n) {
-    const __m128i b = kConvert(v);
-    if (n == 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(p), b);
-    else _mm_mask_storeu_epi8(p, lanes16(n), b);
-  }
-};
-
-// 32 16-bit lanes to an 8-bit format.
-template <__m256i (*kConvert)(__m512i)>
-struct HalfTo8 {
-  static constexpr int kIn = 2, kOut = 1;
-  static void put(char* p, __m512i v, int n) {
-    const __m256i b = kConvert(v);
-    if (n == 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), b);
-    else _mm256_mask_storeu_epi8(p, lanes32(n), b);
-  }
-};
-
-// 32 16-bit lanes to a 16-bit format.
-template <__m512i (*kConvert)(__m512i)>
-struct Half16 {
-  static constexpr int kIn = 2, kOut = 2;
-  static void put(char* p, __m512i v, int n) {
-    const __m512i h = kConvert(v);
-    if (n == 32) _mm512_storeu_si512(p, h);
-    else _mm512_mask_storeu_epi16(p, lanes32(n), h);
-  }
+// The conversion of an output row of a block of kIn-byte inputs (64 / kIn lanes a register):
+// put(p, v, n) converts register v by kConvert and stores its first n elements at p (n: the
+// block's width, or fewer at a tile edge).
+template <auto kConvert, int kInBytes>
+struct Put {
+  static constexpr int kIn = kInBytes, kLanes = 64 / kIn;
+  static constexpr int kOut = static_cast<int>(sizeof(decltype(kConvert(__m512i{})))) / kLanes;
+  static void put(char* p, __m512i v, int n) { store_bytes(p, kConvert(v), int64_t{n} * kOut); }
 };
 
 // f32_block8.hpp's steps on 512-bit registers: two 8 x 8 blocks, one per 256-bit half.
@@ -98,6 +58,7 @@ template <class C>
 struct Block4 {
   using Conv = C;
   static constexpr int kR = 8, kC = 16;
+  static_assert(C::kLanes == kC);
   template <bool kFull>
   static void run(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
                   int nc) {
@@ -131,6 +92,7 @@ template <class C>
 struct Block2 {
   using Conv = C;
   static constexpr int kR = 8, kC = 32;
+  static_assert(C::kLanes == kC);
   template <bool kFull>
   static void run(const char* in, const int64_t* icol, char* out, const int64_t* orow, int nr,
                   int nc) {
@@ -178,25 +140,25 @@ TileKernel fused_tile_kernel(xpose_type_t in, xpose_type_t out, Isa isa) {
                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
   if (!has || (isa != Isa::kBest && isa != Isa::kAvx512)) return {};
   if (in == XPOSE_TYPE_F32 && out == XPOSE_TYPE_BF16)
-    return {&fused_tile<Block4<F32To16<f32_to_bf16>>>, "fused avx512-8x16", 8, 16};
+    return {&fused_tile<Block4<Put<f32_to_bf16, 4>>>, "fused avx512-8x16", 8, 16};
   if (in == XPOSE_TYPE_F32 && out == XPOSE_TYPE_F16)
-    return {&fused_tile<Block4<F32To16<f32_to_f16>>>, "fused avx512-8x16", 8, 16};
+    return {&fused_tile<Block4<Put<f32_to_f16, 4>>>, "fused avx512-8x16", 8, 16};
   if (in == XPOSE_TYPE_F32 && out == XPOSE_TYPE_F8_E4M3)
-    return {&fused_tile<Block4<F32To8<f32_to_e4m3>>>, "fused avx512-8x16", 8, 16};
+    return {&fused_tile<Block4<Put<f32_to_e4m3, 4>>>, "fused avx512-8x16", 8, 16};
   if (in == XPOSE_TYPE_F32 && out == XPOSE_TYPE_F8_E5M2)
-    return {&fused_tile<Block4<F32To8<f32_to_e5m2>>>, "fused avx512-8x16", 8, 16};
+    return {&fused_tile<Block4<Put<f32_to_e5m2, 4>>>, "fused avx512-8x16", 8, 16};
   if (in == XPOSE_TYPE_BF16 && out == XPOSE_TYPE_F8_E5M2)
-    return {&fused_tile<Block2<HalfTo8<bf16_to_e5m2>>>, "fused avx512-8x32", 8, 32};
+    return {&fused_tile<Block2<Put<bf16_to_e5m2, 2>>>, "fused avx512-8x32", 8, 32};
   if (in == XPOSE_TYPE_F16 && out == XPOSE_TYPE_F8_E5M2)
-    return {&fused_tile<Block2<HalfTo8<f16_to_e5m2>>>, "fused avx512-8x32", 8, 32};
+    return {&fused_tile<Block2<Put<f16_to_e5m2, 2>>>, "fused avx512-8x32", 8, 32};
   if (in == XPOSE_TYPE_BF16 && out == XPOSE_TYPE_F8_E4M3)
-    return {&fused_tile<Block2<HalfTo8<bf16_to_e4m3>>>, "fused avx512-8x32", 8, 32};
+    return {&fused_tile<Block2<Put<bf16_to_e4m3, 2>>>, "fused avx512-8x32", 8, 32};
   if (in == XPOSE_TYPE_F16 && out == XPOSE_TYPE_F8_E4M3)
-    return {&fused_tile<Block2<HalfTo8<f16_to_e4m3>>>, "fused avx512-8x32", 8, 32};
+    return {&fused_tile<Block2<Put<f16_to_e4m3, 2>>>, "fused avx512-8x32", 8, 32};
   if (in == XPOSE_TYPE_F16 && out == XPOSE_TYPE_BF16)
-    return {&fused_tile<Block2<Half16<f16_to_bf16>>>, "fused avx512-8x32", 8, 32};
+    return {&fused_tile<Block2<Put<f16_to_bf16, 2>>>, "fused avx512-8x32", 8, 32};
   if (in == XPOSE_TYPE_BF16 && out == XPOSE_TYPE_F16)
-    return {&fused_tile<Block2<Half16<bf16_to_f16>>>, "fused avx512-8x32", 8, 32};
+    return {&fused_tile<Block2<Put<bf16_to_f16, 2>>>, "fused avx512-8x32", 8, 32};
   return {};
 }
 

@@ -12,6 +12,42 @@
 namespace xpose::detail::cpu {
 namespace {
 
+// Register moves of the first n bytes (the whole register when n reaches its width; else the
+// rest masked: neither read nor written, loaded as zeros), for each width; and a conversion's
+// argument type (ArgOf<f>).
+template <class V>
+V load_bytes(const char* p, int64_t n);
+template <>
+inline __m128i load_bytes<__m128i>(const char* p, int64_t n) {
+  return n >= 16 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))
+                 : _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1), p);
+}
+template <>
+inline __m256i load_bytes<__m256i>(const char* p, int64_t n) {
+  return n >= 32 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                 : _mm256_maskz_loadu_epi8(static_cast<__mmask32>((uint64_t{1} << n) - 1), p);
+}
+template <>
+inline __m512i load_bytes<__m512i>(const char* p, int64_t n) {
+  return n >= 64 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8((uint64_t{1} << n) - 1, p);
+}
+inline void store_bytes(char* p, __m128i v, int64_t n) {
+  if (n >= 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+  else _mm_mask_storeu_epi8(p, static_cast<__mmask16>((1u << n) - 1), v);
+}
+inline void store_bytes(char* p, __m256i v, int64_t n) {
+  if (n >= 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+  else _mm256_mask_storeu_epi8(p, static_cast<__mmask32>((uint64_t{1} << n) - 1), v);
+}
+inline void store_bytes(char* p, __m512i v, int64_t n) {
+  if (n >= 64) _mm512_storeu_si512(p, v);
+  else _mm512_mask_storeu_epi8(p, (uint64_t{1} << n) - 1, v);
+}
+template <class R, class A>
+A arg_type(R (*)(A));
+template <auto kConvert>
+using ArgOf = decltype(arg_type(kConvert));
+
 inline __m512i f16_to_f32(__m256i h) {
   const __m512i f = _mm512_castps_si512(_mm512_cvtph_ps(h));
   const __m512i w = _mm512_cvtepu16_epi32(h);
@@ -205,6 +241,13 @@ inline __m512i e5m2_to_f16(__m256i b) {
 // e5m2 -> f32 for 16 bytes: as an f16, widened (f16_to_f32 makes NaN canonical).
 inline __m512i e5m2_to_f32(__m128i b) {
   return f16_to_f32(_mm256_slli_epi16(_mm256_cvtepu8_epi16(b), 8));
+}
+
+// e4m3 or e5m2 (kToF32: 16 bytes as f32) -> bf16: f32's upper halves (every value of either
+// is a bf16 one).
+template <__m512i (*kToF32)(__m128i)>
+inline __m256i f8_to_bf16(__m128i b) {
+  return _mm512_cvtepi32_epi16(_mm512_srli_epi32(kToF32(b), 16));
 }
 
 }  // namespace

@@ -27,12 +27,6 @@
 namespace xpose::detail::cpu {
 namespace {
 
-// Masks of the last partial vector of a row: the first k of 16 or 32 lanes.
-inline __mmask16 first16(int64_t k) { return static_cast<__mmask16>((1u << k) - 1); }
-inline __mmask32 first32(int64_t k) {
-  return static_cast<__mmask32>((uint64_t{1} << k) - 1);
-}
-
 // Rows: whole registers, then one masked register for the rest (FastRow, typed_ops_body.hpp):
 // all n elements. RowOf<f> is the FastRow of the row function f.
 template <void (*kRow)(const char*, char*, int64_t)>
@@ -44,109 +38,42 @@ struct RowOf {
   }
 };
 
-inline void f16_f32_row(const char* x, char* y, int64_t n) {
+// A row of kIn-byte elements through kConvert, one register in and one out: its lanes are the
+// input register's width over kIn, its output elements the output register's over the lanes.
+template <auto kConvert, int kIn>
+inline void convert_row(const char* x, char* y, int64_t n) {
+  using In = ArgOf<kConvert>;
+  using Out = decltype(kConvert(In{}));
+  constexpr int64_t lanes = sizeof(In) / kIn, out = sizeof(Out) / lanes;
   int64_t e = 0;
-  for (; e + 16 <= n; e += 16)
-    _mm512_storeu_si512(y + 4 * e,
-                        f16_to_f32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 2 * e))));
-  if (e == n) return;
-  const __mmask16 m = first16(n - e);
-  _mm512_mask_storeu_epi32(y + 4 * e, m, f16_to_f32(_mm256_maskz_loadu_epi16(m, x + 2 * e)));
-}
-
-// f32 in, a 16-bit format out (f16, bf16), 16 lanes a register.
-template <__m256i (*kConvert)(__m512i)>
-inline void narrow_row(const char* x, char* y, int64_t n) {
-  int64_t e = 0;
-  for (; e + 16 <= n; e += 16)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 2 * e),
-                        kConvert(_mm512_loadu_si512(x + 4 * e)));
-  if (e == n) return;
-  const __mmask16 m = first16(n - e);
-  _mm256_mask_storeu_epi16(y + 2 * e, m, kConvert(_mm512_maskz_loadu_epi32(m, x + 4 * e)));
-}
-
-// f32 in, an 8-bit format out, 16 lanes a register.
-template <__m128i (*kConvert)(__m512i)>
-inline void f32_byte_row(const char* x, char* y, int64_t n) {
-  int64_t e = 0;
-  for (; e + 16 <= n; e += 16)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + e), kConvert(_mm512_loadu_si512(x + 4 * e)));
-  if (e == n) return;
-  const __mmask16 m = first16(n - e);
-  _mm_mask_storeu_epi8(y + e, m, kConvert(_mm512_maskz_loadu_epi32(m, x + 4 * e)));
-}
-
-// Between the 16-bit formats, 32 lanes a register.
-template <__m512i (*kConvert)(__m512i)>
-inline void half_row(const char* x, char* y, int64_t n) {
-  int64_t e = 0;
-  for (; e + 32 <= n; e += 32) _mm512_storeu_si512(y + 2 * e, kConvert(_mm512_loadu_si512(x + 2 * e)));
-  if (e == n) return;
-  const __mmask32 m = first32(n - e);
-  _mm512_mask_storeu_epi16(y + 2 * e, m, kConvert(_mm512_maskz_loadu_epi16(m, x + 2 * e)));
-}
-
-// A 16-bit format in, an 8-bit one out, 32 lanes a register.
-template <__m256i (*kConvert)(__m512i)>
-inline void half_byte_row(const char* x, char* y, int64_t n) {
-  int64_t e = 0;
-  for (; e + 32 <= n; e += 32)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + e), kConvert(_mm512_loadu_si512(x + 2 * e)));
-  if (e == n) return;
-  const __mmask32 m = first32(n - e);
-  _mm256_mask_storeu_epi8(y + e, m, kConvert(_mm512_maskz_loadu_epi16(m, x + 2 * e)));
-}
-
-// e5m2 in, f16 out, 32 lanes a register.
-inline void e5m2_f16_row(const char* x, char* y, int64_t n) {
-  int64_t e = 0;
-  for (; e + 32 <= n; e += 32)
-    _mm512_storeu_si512(y + 2 * e,
-                        e5m2_to_f16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + e))));
-  if (e == n) return;
-  const __mmask32 m = first32(n - e);
-  _mm512_mask_storeu_epi16(y + 2 * e, m, e5m2_to_f16(_mm256_maskz_loadu_epi8(m, x + e)));
-}
-
-// An 8-bit format in (kToF32: its 16 bytes as f32 bits), f32 out, or bf16 (every e4m3 and e5m2
-// value is one: f32's upper half).
-template <__m512i (*kToF32)(__m128i), bool kBf16>
-inline void widen_byte_row(const char* x, char* y, int64_t n) {
-  constexpr int64_t ob = kBf16 ? 2 : 4;
-  const auto put = [&](int64_t e, __mmask16 m, __m512i f) {
-    if constexpr (kBf16)
-      _mm256_mask_storeu_epi16(y + ob * e, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(f, 16)));
-    else
-      _mm512_mask_storeu_epi32(y + ob * e, m, f);
-  };
-  int64_t e = 0;
-  for (; e + 16 <= n; e += 16)
-    put(e, 0xffff, kToF32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + e))));
-  if (e == n) return;
-  const __mmask16 m = first16(n - e);
-  put(e, m, kToF32(_mm_maskz_loadu_epi8(m, x + e)));
+  for (; e + lanes <= n; e += lanes)
+    store_bytes(y + out * e, kConvert(load_bytes<In>(x + kIn * e, sizeof(In))), sizeof(Out));
+  if (e < n)
+    store_bytes(y + out * e, kConvert(load_bytes<In>(x + kIn * e, (n - e) * kIn)),
+                (n - e) * out);
 }
 
 constexpr xpose_type_t kF32 = XPOSE_TYPE_F32, kF16 = XPOSE_TYPE_F16, kBf16 = XPOSE_TYPE_BF16,
                        kE4m3 = XPOSE_TYPE_F8_E4M3, kE5m2 = XPOSE_TYPE_F8_E5M2;
 
-template <> struct FastRow<kF16, kF32, false, false> : RowOf<f16_f32_row> {};
-template <> struct FastRow<kF32, kF16, false, false> : RowOf<narrow_row<f32_to_f16>> {};
-template <> struct FastRow<kF32, kBf16, false, false> : RowOf<narrow_row<f32_to_bf16>> {};
-template <> struct FastRow<kF16, kBf16, false, false> : RowOf<half_row<f16_to_bf16>> {};
-template <> struct FastRow<kBf16, kF16, false, false> : RowOf<half_row<bf16_to_f16>> {};
-template <> struct FastRow<kBf16, kE4m3, false, false> : RowOf<half_byte_row<bf16_to_e4m3>> {};
-template <> struct FastRow<kF16, kE4m3, false, false> : RowOf<half_byte_row<f16_to_e4m3>> {};
-template <> struct FastRow<kBf16, kE5m2, false, false> : RowOf<half_byte_row<bf16_to_e5m2>> {};
-template <> struct FastRow<kF16, kE5m2, false, false> : RowOf<half_byte_row<f16_to_e5m2>> {};
-template <> struct FastRow<kF32, kE4m3, false, false> : RowOf<f32_byte_row<f32_to_e4m3>> {};
-template <> struct FastRow<kF32, kE5m2, false, false> : RowOf<f32_byte_row<f32_to_e5m2>> {};
-template <> struct FastRow<kE4m3, kF32, false, false> : RowOf<widen_byte_row<e4m3_to_f32, false>> {};
-template <> struct FastRow<kE4m3, kBf16, false, false> : RowOf<widen_byte_row<e4m3_to_f32, true>> {};
-template <> struct FastRow<kE5m2, kF32, false, false> : RowOf<widen_byte_row<e5m2_to_f32, false>> {};
-template <> struct FastRow<kE5m2, kBf16, false, false> : RowOf<widen_byte_row<e5m2_to_f32, true>> {};
-template <> struct FastRow<kE5m2, kF16, false, false> : RowOf<e5m2_f16_row> {};
+template <> struct FastRow<kF16, kF32, false, false> : RowOf<convert_row<f16_to_f32, 2>> {};
+template <> struct FastRow<kF32, kF16, false, false> : RowOf<convert_row<f32_to_f16, 4>> {};
+template <> struct FastRow<kF32, kBf16, false, false> : RowOf<convert_row<f32_to_bf16, 4>> {};
+template <> struct FastRow<kF16, kBf16, false, false> : RowOf<convert_row<f16_to_bf16, 2>> {};
+template <> struct FastRow<kBf16, kF16, false, false> : RowOf<convert_row<bf16_to_f16, 2>> {};
+template <> struct FastRow<kBf16, kE4m3, false, false> : RowOf<convert_row<bf16_to_e4m3, 2>> {};
+template <> struct FastRow<kF16, kE4m3, false, false> : RowOf<convert_row<f16_to_e4m3, 2>> {};
+template <> struct FastRow<kBf16, kE5m2, false, false> : RowOf<convert_row<bf16_to_e5m2, 2>> {};
+template <> struct FastRow<kF16, kE5m2, false, false> : RowOf<convert_row<f16_to_e5m2, 2>> {};
+template <> struct FastRow<kF32, kE4m3, false, false> : RowOf<convert_row<f32_to_e4m3, 4>> {};
+template <> struct FastRow<kF32, kE5m2, false, false> : RowOf<convert_row<f32_to_e5m2, 4>> {};
+template <> struct FastRow<kE4m3, kF32, false, false> : RowOf<convert_row<e4m3_to_f32, 1>> {};
+template <> struct FastRow<kE4m3, kBf16, false, false>
+    : RowOf<convert_row<f8_to_bf16<e4m3_to_f32>, 1>> {};
+template <> struct FastRow<kE5m2, kF32, false, false> : RowOf<convert_row<e5m2_to_f32, 1>> {};
+template <> struct FastRow<kE5m2, kBf16, false, false>
+    : RowOf<convert_row<f8_to_bf16<e5m2_to_f32>, 1>> {};
+template <> struct FastRow<kE5m2, kF16, false, false> : RowOf<convert_row<e5m2_to_f16, 1>> {};
 
 // f32 -> f32 scaled (an unscaled one is a byte copy, never typed): axpby's rule.
 template <bool kA, bool kB>
@@ -167,7 +94,7 @@ struct FastRow<XPOSE_TYPE_F32, XPOSE_TYPE_F32, kA, kB> {
       _mm512_storeu_ps(out + e, at(_mm512_loadu_ps(in + e), w, a, b));
     }
     if (e == n) return n;
-    const __mmask16 m = first16(n - e);
+    const auto m = static_cast<__mmask16>((1u << (n - e)) - 1);
     const __m512 w = kB ? _mm512_maskz_loadu_ps(m, out + e) : _mm512_setzero_ps();
     _mm512_mask_storeu_ps(out + e, m, at(_mm512_maskz_loadu_ps(m, in + e), w, a, b));
     return n;
