@@ -458,6 +458,95 @@ TEST(TypedCpu, PaddedCopiesOfShortRuns) {
   }
 }
 
+// Sub-tensors whose dims 0 are contiguous on both sides and long enough for the tiled engine
+// (typed_tiles.cpp, strided_tiles_pay): padded on both sides, input padded with a dense output,
+// outer dims only padded (J and I then grow over the dims that continue them), an input view
+// whose outer dims are stored in another order; every type pair, both store modes, 1-4
+// threads. The bytes between rows must stay untouched (the whole output buffer is compared).
+// Fixed cases pin the choice: long runs take the engine, short or scaled-with-beta ones not.
+TEST(TypedCpu, StridedProblemsThroughTheTiledEngine) {
+  Rng rng(test_seed() ^ 0x5d7e);
+  SCOPED_TRACE(seed_note());
+  const std::vector<Pair> pairs = allowed_pairs();
+  const char* schemas[] = {"", "typed:nt=1", "typed:nt=0", "typed:ti=40,to=24,nt=1"};
+  int engine = 0;
+  const int n = 80;
+  for (int i = 0; i < n; ++i) {
+    const Pair pr = pairs[rng.below(pairs.size())];
+    TypedCase c;
+    c.in_type = pr.in, c.out_type = pr.out, c.elem_size = pr.bytes;
+    // Output dim 0 is input dim q; dims 0 and q long or short (J and I then grow over the
+    // dims after them where those continue them in memory), the others short.
+    const int rank = 2 + static_cast<int>(rng.below(3));
+    const int q = 1 + static_cast<int>(rng.below(static_cast<uint64_t>(rank - 1)));
+    for (int k = 0; k < rank; ++k) {
+      const bool lead = k == 0 || k == q;
+      c.extents.push_back(lead && rng.below(2) ? 40 + static_cast<int64_t>(rng.below(260))
+                          : lead               ? 3 + static_cast<int64_t>(rng.below(30))
+                                               : 2 + static_cast<int64_t>(rng.below(5)));
+    }
+    c.perm = rng.permutation(rank);
+    std::swap(c.perm[0], c.perm[std::find(c.perm.begin(), c.perm.end(), q) - c.perm.begin()]);
+    const auto padded = [&](const std::vector<int64_t>& ext, int from) {
+      std::vector<int64_t> full = ext;
+      for (size_t k = static_cast<size_t>(from); k < full.size(); ++k)
+        full[k] += 2 + static_cast<int64_t>(rng.below(13));
+      return c.dense(full);
+    };
+    const int style = static_cast<int>(rng.below(4));
+    c.in_strides = padded(c.extents, style == 2 ? 1 : 0);
+    c.out_strides = style == 1 ? c.dense(c.out_extents()) : padded(c.out_extents(), style == 2);
+    if (style == 3 && rank >= 3) {  // outer input dims stored in reverse order
+      std::vector<int64_t> full = c.extents;
+      for (int64_t& e : full) e += 1 + static_cast<int64_t>(rng.below(3));
+      int64_t acc = full[0];
+      c.in_strides[0] = 1;
+      for (int k = rank - 1; k >= 1; --k) c.in_strides[k] = acc, acc *= full[k];
+    }
+    const bool floating = xpose_test::is_floating(pr.in) || xpose_test::is_complex(pr.in);
+    if (floating && rng.below(3) == 0) c.alpha[0] = random_scalar(rng);
+    const char* schema = schemas[rng.below(4)];
+    SCOPED_TRACE(describe(c) + " schema " + schema);
+    engine += plan_text(c, schema).rfind("typed ti=", 0) == 0;
+    check(c, 1 + static_cast<int>(rng.below(4)), rng.next(), schema);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GE(engine, n / 2) << "strided problems with long dims 0 should mostly take the engine";
+
+  struct Fixed {
+    xpose_type_t in, out;
+    size_t bytes;
+    std::vector<int64_t> extents;
+    double beta;
+    const char* prefix;
+  };
+  const Fixed fixed[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0, {300, 200}, 0, "typed ti="},
+      {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0, {300, 200, 3}, 0, "typed ti="},
+      {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, 4, {300, 200}, 0, "typed ti="},
+      {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES, 1, {100, 100}, 0, "typed tiles"},  // 100 B runs
+      {XPOSE_TYPE_F32, XPOSE_TYPE_F32, 0, {300, 200}, 1, "typed tiles"},        // beta
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0, {6, 8, 5, 7}, 0, "typed tiles"},    // small tiles
+  };
+  for (const Fixed& f : fixed) {
+    TypedCase c;
+    c.in_type = f.in, c.out_type = f.out, c.elem_size = f.bytes;
+    c.extents = f.extents;
+    c.perm = {1, 0};
+    for (size_t k = 2; k < f.extents.size(); ++k) c.perm.push_back(static_cast<int>(k));
+    std::vector<int64_t> full = c.extents;
+    for (int64_t& e : full) e += 5;
+    c.in_strides = c.dense(full);
+    full = c.out_extents();
+    for (int64_t& e : full) e += 3;
+    c.out_strides = c.dense(full);
+    c.beta[0] = f.beta;
+    SCOPED_TRACE(describe(c));
+    check(c, 3, rng.next(), "", false, f.prefix);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Forced tile sides and store modes: odd tiles, non-temporal streaming of the output rows.
 TEST(TypedCpu, ForcedTilesAndStores) {
   Rng rng(test_seed() ^ 0xf0ced);

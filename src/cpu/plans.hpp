@@ -26,6 +26,11 @@ struct Shape {
   // Input element bytes where they differ from eb (typed plans that convert: eb is then the
   // output's, which the staging and line logic work in); 0: eb.
   size_t in_eb = 0;
+  // Strided tensors (typed plans of sub-tensors): dim d's stride in the input and in the
+  // output, in elements, all positive, input dim 0 and output dim 0 of stride 1. J and I then
+  // grow only over dims that continue them in memory. false: the compact strides.
+  bool strided = false;
+  Extents in_stride{}, out_stride{};
 };
 
 Shape shape_of(const Problem& p);
@@ -87,6 +92,9 @@ struct TileGeometry {
   int b_loop = 1;
   int64_t ga = 1, gb = 1;
   int64_t tasks = 1;                   // tiles in all
+  // The output has gaps between its rows (a strided output that is not compact, as a padded
+  // sub-tensor): the partial lines at a row's ends are never completed by another row.
+  bool out_gaps = false;
   // icol[to .. to + kMaxLineExt) are the first columns of the next I segment (same row of the
   // output), which a tile of the non-temporal path appends to finish its last output line.
   int64_t icol[Tuning::kMaxTileSide + Tuning::kMaxLineExt]{};

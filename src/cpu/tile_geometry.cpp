@@ -12,8 +12,12 @@
 namespace xpose::detail::cpu {
 namespace {
 
-// Input strides (elements) of a compact column-major shape.
+// Input strides (elements): the shape's own, or those of a compact column-major shape.
 void input_strides(const Shape& s, int64_t* stride) {
+  if (s.strided) {
+    std::copy_n(s.in_stride.begin(), s.rank, stride);
+    return;
+  }
   int64_t acc = 1;
   for (int d = 0; d < s.rank; ++d) {
     stride[d] = acc;
@@ -23,6 +27,10 @@ void input_strides(const Shape& s, int64_t* stride) {
 
 // Output strides (elements) of each input dim.
 void output_strides(const Shape& s, int64_t* stride) {
+  if (s.strided) {
+    std::copy_n(s.out_stride.begin(), s.rank, stride);
+    return;
+  }
   int64_t acc = 1;
   for (int i = 0; i < s.rank; ++i) {
     stride[s.perm[i]] = acc;
@@ -49,15 +57,26 @@ struct Minor {
 // The narrower side grows first, so that it reaches its small target before the wider one
 // takes the dims both want (a 256 x 32 tile of (225,225,15,15) perm (2,1,0,3) took input dim 1
 // into J and left 120-byte output rows; I first makes them 360 B).
+// Strided shapes: J and I grow only over dims that continue them in memory (a tile row is
+// contiguous in the input, a tile column in the output).
 void grow(const Shape& s, int64_t tj, int64_t tk, Minor* mi) {
+  const auto continues_in = [&](int d) {
+    return !s.strided || s.in_stride[d] == s.in_stride[d - 1] * s.extent[d - 1];
+  };
+  const auto continues_out = [&](int i) {
+    return !s.strided ||
+           s.out_stride[s.perm[i]] == s.out_stride[s.perm[i - 1]] * s.extent[s.perm[i - 1]];
+  };
   const auto grow_j = [&] {
-    if (mi->vol_j >= tj || mi->m >= s.rank || mi->in_i[mi->m]) return false;
+    if (mi->vol_j >= tj || mi->m >= s.rank || mi->in_i[mi->m] || !continues_in(mi->m))
+      return false;
     mi->in_j[mi->m] = true;
     mi->vol_j *= s.extent[mi->m++];
     return true;
   };
   const auto grow_i = [&] {
-    if (mi->vol_i >= tk || mi->k >= s.rank || mi->in_j[s.perm[mi->k]]) return false;
+    if (mi->vol_i >= tk || mi->k >= s.rank || mi->in_j[s.perm[mi->k]] || !continues_out(mi->k))
+      return false;
     mi->in_i[s.perm[mi->k]] = true;
     mi->vol_i *= s.extent[s.perm[mi->k++]];
     return true;
@@ -258,6 +277,14 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
   g->i_seg = segment(g->i_last_extent, g->i_inner, tk, 2);
   g->ti = static_cast<int>(g->j_inner * g->j_seg);
   g->to = static_cast<int>(g->i_inner * g->i_seg);
+  if (s.strided) {
+    int64_t os[kMaxRank], dense = 1;
+    output_strides(s, os);
+    for (int i = 0; i < s.rank; ++i) {
+      g->out_gaps = g->out_gaps || os[s.perm[i]] != dense;
+      dense *= s.extent[s.perm[i]];
+    }
+  }
   fill_tables(s, mi, g);
   fill_loops(s, mi, g);
   fill_next_columns(g);

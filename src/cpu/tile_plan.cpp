@@ -166,7 +166,7 @@ class TilePlan final : public BackendPlan {
       if (nr == g_.ti) {
         for (int i = 0; i < spans_; ++i) {
           const int r = order_[span_first_[i]];
-          lines->put(out + g_.orow[r], buf + srow_[r], span_rows_[i] * row_bytes);
+          put(lines, out + g_.orow[r], buf + srow_[r], span_rows_[i] * row_bytes);
         }
         return;
       }
@@ -176,7 +176,7 @@ class TilePlan final : public BackendPlan {
         while (r < nr && e < g_.ti && order_[e] < nr &&
                g_.orow[order_[e]] == g_.orow[order_[e - 1]] + row_bytes)
           ++e;
-        if (r < nr) lines->put(out + g_.orow[r], buf + srow_[r], (e - k) * row_bytes);
+        if (r < nr) put(lines, out + g_.orow[r], buf + srow_[r], (e - k) * row_bytes);
         k = e;
       }
       return;
@@ -208,10 +208,19 @@ class TilePlan final : public BackendPlan {
         if (hi > lo && cut)
           copy_bytes(start + lo, buf + brow[r] + lo, static_cast<size_t>(hi - lo), true);
         else if (hi > lo)
-          lines->put(start + lo, buf + brow[r] + lo, static_cast<size_t>(hi - lo));
+          put(lines, start + lo, buf + brow[r] + lo, static_cast<size_t>(hi - lo));
         r = e;
       }
     }
+  }
+
+  // A whole output row (or span of rows) through the LineWriter, except where the output has
+  // gaps between rows (padded sub-tensors): no other row completes its partial end lines, and
+  // holding them only stored each twice (the neighbouring row's piece of the same line at once,
+  // the held one later, after the line left the cache).
+  void put(LineWriter* lines, char* dst, const char* src, int64_t n) const {
+    if (g_.out_gaps) copy_bytes(dst, src, static_cast<size_t>(n), true);
+    else lines->put(dst, src, static_cast<size_t>(n));
   }
 
   // The lines of a full tile's input (offsets from the tile's first element, line-sized steps

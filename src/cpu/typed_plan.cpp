@@ -1,7 +1,8 @@
 // The `typed` schema: every problem that is not plain() (strides of any sign, broadcast input,
-// conversion, alpha/beta, integer accumulation), docs/cpu.md. Dense problems whose leading
-// dimension moves go through the plain tiled engine with the operation fused into each tile
-// (typed_tiles.cpp); the rest through this file's two shapes:
+// conversion, alpha/beta, integer accumulation), docs/cpu.md. Problems whose leading
+// dimension moves, dense or sub-tensors with long enough contiguous dims 0, go through the plain
+// tiled engine with the operation fused into each tile (typed_tiles.cpp); the rest through this
+// file's two shapes:
 //  - rows: the dimension fastest in the output is also the one walked in the input; each row
 //    is one element operation (typed_ops.hpp) at the two strides (long rows cut in segments,
 //    output-continuing short rows converted as 2D runs, short single rows batched);
@@ -590,10 +591,10 @@ bool make_typed_plan(const Problem& p, const ExecSettings& x, const TileRequest&
            std::to_string(key.out) + " (or this CPU lacks the forced instruction set)";
     return false;
   }
+  plan->reset();
   if (typed_tiles_apply(p) && select_tile_kernel(p.elem_size, x.isa).fn != nullptr)
     *plan = typed_tile_plan(p, op, scalars_of(p), key.beta, x, tile);
-  else
-    *plan = std::make_shared<TypedPlan>(p, op, key, x, tile);
+  if (*plan == nullptr) *plan = std::make_shared<TypedPlan>(p, op, key, x, tile);
   return true;
 }
 

@@ -6,7 +6,9 @@
 // staged every tile through L2 and streamed rows of any length, partial lines included.
 // Conversions with a fused kernel (fused_tiles.hpp, AVX-512: f32, bf16 and f16 to fp8, f32 to
 // bf16 / f16, f16 <-> bf16) skip the band: the kernel converts each output row in registers
-// (FusedTile).
+// (FusedTile). Sub-tensors whose tiles are large enough take the same engine with their strides
+// (the geometry's offsets; J and I grow only over dims that continue them in memory), pure
+// copies among them with the engine's own tile kernel.
 #include "cpu/typed_tiles.hpp"
 
 #include <algorithm>
@@ -150,6 +152,41 @@ class FusedTile final : public TileOp {
   TileKernel k_;
 };
 
+// Strided problems take the engine only where its tiles pay (16-core host, --pad 7,
+// cutt-random and fresh problems, docs/perf/typed-h100.md, session 40); else typed_plan.cpp's
+// tiles, which grow I over further output dims and move short output runs straight:
+// - tiles of at least kStridedMinTile elements (padded dims 0 of 3-12 elements made tiles of
+//   12-121: 0.43-0.76x the old tiles);
+// - pure copies: input runs of at least 32 bytes and output runs longer than the 128 bytes up
+//   to which the old tiles move runs straight (output runs of 56-64 bytes 0.83-0.87x, input
+//   runs of 20 bytes 0.87x);
+// - no beta: the old tiles read the output in the same order they write it (2D, beta = 1:
+//   0.83-0.85x).
+constexpr int64_t kStridedMinTile = 256;
+constexpr int64_t kStridedCopyMinIn = 32, kStridedCopyMinOut = 129;
+
+bool strided_tiles_pay(const Problem& p, const TileGeometry& g) {
+  if (int64_t{g.ti} * g.to < kStridedMinTile || p.reads_out()) return false;
+  if (p.typed()) return true;
+  const int64_t in_run = g.j_inner * g.j_last_extent * static_cast<int64_t>(g.in_eb);
+  const int64_t out_run = g.i_inner * g.i_last_extent * static_cast<int64_t>(g.eb);
+  return in_run >= kStridedCopyMinIn && out_run >= kStridedCopyMinOut;
+}
+
+// The operation of each tile: nullptr (the engine's own tile kernel) for pure copies of
+// sub-tensors; the fused kernel where one applies; else conversion first (narrowing, narrow
+// tiles) or after the transpose, through a band.
+TileOpPtr tile_op(const Problem& p, RowOp op, const Scalars& s, bool reads_out, Isa isa, int to) {
+  if (!p.typed() && !reads_out) return nullptr;
+  const bool scaled = p.alpha[0] != 1 || p.alpha[1] != 0;
+  if (!reads_out && !scaled && takes_fused_tile(p.in_type, p.out_type, isa, to))
+    return std::make_shared<FusedTile>(fused_tile_kernel(p.in_type, p.out_type, isa));
+  const auto ie = static_cast<int64_t>(p.elem_size), oe = static_cast<int64_t>(p.out_elem());
+  if (converts_first(p.elem_size, p.out_elem(), reads_out, to))
+    return std::make_shared<ConvertFirstTile>(typed_tile_kernel(p.out_elem(), isa), op, s, ie, oe);
+  return std::make_shared<ConvertTile>(typed_tile_kernel(p.elem_size, isa), op, s, ie, oe);
+}
+
 }  // namespace
 
 bool converts_first(size_t in_elem, size_t out_elem, bool reads_out, int64_t to) {
@@ -161,7 +198,13 @@ bool typed_tiles_apply(const Problem& p) {
   // geometry, made for normalized plain problems, is not meant for.
   for (int k = 0; k < p.rank; ++k)
     if (p.extent[k] < 2) return false;
-  return !p.strided && p.rank >= 2 && p.perm[0] != 0;
+  if (p.rank < 2 || p.perm[0] == 0) return false;
+  if (!p.strided) return true;
+  // Sub-tensors: the tiles' rows and columns are runs of input dim 0 and output dim 0, so both
+  // must be contiguous, and every stride positive (the geometry's loop order and tile walk).
+  for (int k = 0; k < p.rank; ++k)
+    if (p.in_stride[k] <= 0 || p.out_stride[k] <= 0) return false;
+  return p.in_stride[0] == 1 && p.out_stride[p.perm[0]] == 1;
 }
 
 BackendPlanPtr typed_tile_plan(const Problem& p, RowOp op, const Scalars& s, bool reads_out,
@@ -169,21 +212,16 @@ BackendPlanPtr typed_tile_plan(const Problem& p, RowOp op, const Scalars& s, boo
   Shape sh = shape_of(p);
   sh.eb = p.out_elem();
   sh.in_eb = p.elem_size;
+  sh.strided = p.strided;
+  sh.in_stride = p.in_stride;
+  sh.out_stride = p.out_stride;
   TileGeometry g;
   std::string why;
   make_tile_geometry(sh, tile, &g, &why);  // never a matrix request: always applies
+  if (p.strided && !strided_tiles_pay(p, g)) return nullptr;
   if (reads_out || !staged_rows_fit(g)) x.nt = false;
-  const auto ie = static_cast<int64_t>(p.elem_size), oe = static_cast<int64_t>(p.out_elem());
-  const bool scaled = p.alpha[0] != 1 || p.alpha[1] != 0;
-  TileOpPtr conv;
-  if (!reads_out && !scaled && takes_fused_tile(p.in_type, p.out_type, x.isa, g.to))
-    conv = std::make_shared<FusedTile>(fused_tile_kernel(p.in_type, p.out_type, x.isa));
-  else if (converts_first(p.elem_size, p.out_elem(), reads_out, g.to))
-    conv = std::make_shared<ConvertFirstTile>(typed_tile_kernel(p.out_elem(), x.isa), op, s, ie,
-                                              oe);
-  else
-    conv = std::make_shared<ConvertTile>(typed_tile_kernel(p.elem_size, x.isa), op, s, ie, oe);
-  return make_tile_plan("typed", g, x, predict_tile(g, p.volume, x), std::move(conv));
+  return make_tile_plan("typed", g, x, predict_tile(g, p.volume, x),
+                        tile_op(p, op, s, reads_out, x.isa, g.to));
 }
 
 }  // namespace xpose::detail::cpu
