@@ -460,9 +460,9 @@ TEST(TypedCpu, PaddedCopiesOfShortRuns) {
 
 // Sub-tensors whose dims 0 are contiguous on both sides and long enough for the tiled engine
 // (typed_tiles.cpp, strided_tiles_pay): padded on both sides, input padded with a dense output,
-// outer dims only padded (J and I then grow over the dims that continue them), an input view
-// whose outer dims are stored in another order; every type pair, both store modes, 1-4
-// threads. The bytes between rows must stay untouched (the whole output buffer is compared).
+// outer dims only padded (J and I then grow over the dims that continue them), an input or
+// output whose outer dims are stored in reverse order (the output then without gaps); every
+// type pair, both store modes, 1-4 threads. The bytes between rows must stay untouched (the whole output buffer is compared).
 // Fixed cases pin the choice: long runs take the engine, short or scaled-with-beta ones not.
 TEST(TypedCpu, StridedProblemsThroughTheTiledEngine) {
   Rng rng(test_seed() ^ 0x5d7e);
@@ -493,16 +493,23 @@ TEST(TypedCpu, StridedProblemsThroughTheTiledEngine) {
         full[k] += 2 + static_cast<int64_t>(rng.below(13));
       return c.dense(full);
     };
-    const int style = static_cast<int>(rng.below(4));
+    // Outer dims stored in reverse order: dims 1.. of `full`, dim 0 of stride 1 first.
+    const auto reversed = [&](const std::vector<int64_t>& full) {
+      std::vector<int64_t> st(full.size());
+      int64_t acc = full[0];
+      st[0] = 1;
+      for (size_t k = full.size() - 1; k >= 1; --k) st[k] = acc, acc *= full[k];
+      return st;
+    };
+    const int style = static_cast<int>(rng.below(5));
     c.in_strides = padded(c.extents, style == 2 ? 1 : 0);
     c.out_strides = style == 1 ? c.dense(c.out_extents()) : padded(c.out_extents(), style == 2);
-    if (style == 3 && rank >= 3) {  // outer input dims stored in reverse order
+    if (style == 3 && rank >= 3) {  // outer input dims stored in reverse order, padded
       std::vector<int64_t> full = c.extents;
       for (int64_t& e : full) e += 1 + static_cast<int64_t>(rng.below(3));
-      int64_t acc = full[0];
-      c.in_strides[0] = 1;
-      for (int k = rank - 1; k >= 1; --k) c.in_strides[k] = acc, acc *= full[k];
+      c.in_strides = reversed(full);
     }
+    if (style == 4 && rank >= 3) c.out_strides = reversed(c.out_extents());  // no gaps
     const bool floating = xpose_test::is_floating(pr.in) || xpose_test::is_complex(pr.in);
     if (floating && rng.below(3) == 0) c.alpha[0] = random_scalar(rng);
     const char* schema = schemas[rng.below(4)];

@@ -92,6 +92,23 @@ void grow(const Shape& s, int64_t tj, int64_t tk, Minor* mi) {
   }
 }
 
+// Whether a strided output leaves gaps between its elements: its dims, by stride, are not a
+// compact layout in some order (a padded sub-tensor, not a dense tensor stored dims permuted).
+bool output_gaps(const Shape& s) {
+  if (!s.strided) return false;
+  int64_t os[kMaxRank];
+  output_strides(s, os);
+  int order[kMaxRank];
+  for (int d = 0; d < s.rank; ++d) order[d] = d;
+  std::sort(order, order + s.rank, [&](int a, int b) { return os[a] < os[b]; });
+  int64_t dense = 1;
+  for (int k = 0; k < s.rank; ++k) {
+    if (os[order[k]] != dense) return true;
+    dense *= s.extent[order[k]];
+  }
+  return false;
+}
+
 // Segment length of a last dim of `extent` after `inner` elements, for a side of about
 // `target`: balanced segments (100 by 32 gives 4 x 25, not 3 x 32 + 4); uncut up to `slack`
 // times the target.
@@ -277,14 +294,7 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
   g->i_seg = segment(g->i_last_extent, g->i_inner, tk, 2);
   g->ti = static_cast<int>(g->j_inner * g->j_seg);
   g->to = static_cast<int>(g->i_inner * g->i_seg);
-  if (s.strided) {
-    int64_t os[kMaxRank], dense = 1;
-    output_strides(s, os);
-    for (int i = 0; i < s.rank; ++i) {
-      g->out_gaps = g->out_gaps || os[s.perm[i]] != dense;
-      dense *= s.extent[s.perm[i]];
-    }
-  }
+  g->out_gaps = output_gaps(s);
   fill_tables(s, mi, g);
   fill_loops(s, mi, g);
   fill_next_columns(g);
