@@ -160,8 +160,8 @@ class FusedTile final : public TileOp {
 // - pure copies: input runs of at least 32 bytes and output runs longer than the 128 bytes up
 //   to which the old tiles move runs straight (output runs of 56-64 bytes 0.83-0.87x, input
 //   runs of 20 bytes 0.87x);
-// - no beta: the old tiles read the output in the same order they write it (2D, beta = 1:
-//   0.83-0.85x).
+// - no beta: padded 2D and 3D problems with beta = 1 ran 0.83-0.89x the old tiles (not
+//   analysed further).
 constexpr int64_t kStridedMinTile = 256;
 constexpr int64_t kStridedCopyMinIn = 32, kStridedCopyMinOut = 129;
 
