@@ -42,10 +42,6 @@ constexpr int64_t kPrefetchBytes = 16 << 10;  // input asked for ahead of one op
 // operations, longer ones gathered by memcpy first (one Zen 4 core, bf16 -> e4m3: runs of 34-56
 // bytes 1.1-1.9x faster straight, of 584-772 bytes 1.1-1.5x slower).
 constexpr int64_t kShortRunBytes = 128;
-// Output runs of padded pure copies up to this long are moved by the tile kernel with regular
-// stores; longer ones staged and streamed (16-core host, --pad 7, direct against staged: runs of
-// 28-80 bytes 0.60-0.80 of the time, 108-136 bytes 0.78-0.98, 144-164 bytes 1.06-1.19).
-constexpr int64_t kDirectRunBytes = 128;
 // Tile columns this short, and an input dim this near past their end, share lines.
 constexpr int64_t kNearColumnBytes = 128;
 

@@ -157,20 +157,20 @@ class FusedTile final : public TileOp {
 // tiles, which grow I over further output dims and move short output runs straight:
 // - tiles of at least kStridedMinTile elements (padded dims 0 of 3-12 elements made tiles of
 //   12-121: 0.43-0.76x the old tiles);
-// - pure copies: input runs of at least 32 bytes and output runs longer than the 128 bytes up
-//   to which the old tiles move runs straight (output runs of 56-64 bytes 0.83-0.87x, input
-//   runs of 20 bytes 0.87x);
+// - pure copies: input runs of at least 32 bytes and output runs longer than those the old
+//   tiles move straight (kDirectRunBytes; output runs of 56-64 bytes 0.83-0.87x, input runs
+//   of 20 bytes 0.87x);
 // - no beta: padded 2D and 3D problems with beta = 1 ran 0.83-0.89x the old tiles (not
 //   analysed further).
 constexpr int64_t kStridedMinTile = 256;
-constexpr int64_t kStridedCopyMinIn = 32, kStridedCopyMinOut = 129;
+constexpr int64_t kStridedCopyMinIn = 32;
 
 bool strided_tiles_pay(const Problem& p, const TileGeometry& g) {
   if (int64_t{g.ti} * g.to < kStridedMinTile || p.reads_out()) return false;
   if (p.typed()) return true;
   const int64_t in_run = g.j_inner * g.j_last_extent * static_cast<int64_t>(g.in_eb);
   const int64_t out_run = g.i_inner * g.i_last_extent * static_cast<int64_t>(g.eb);
-  return in_run >= kStridedCopyMinIn && out_run >= kStridedCopyMinOut;
+  return in_run >= kStridedCopyMinIn && out_run > kDirectRunBytes;
 }
 
 // The operation of each tile: nullptr (the engine's own tile kernel) for pure copies of
