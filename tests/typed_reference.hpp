@@ -38,6 +38,7 @@ struct TypedCase {
   std::vector<int64_t> in_strides, out_strides;  // per input dim / per output dim
   double alpha[2] = {1, 0}, beta[2] = {0, 0};
   xpose_layout_t layout = XPOSE_COL_MAJOR;
+  xpose_planning_t planning = XPOSE_PLAN_HEURISTIC;  // how tests that plan it make the plan
 
   int rank() const { return static_cast<int>(extents.size()); }
   size_t in_elem() const { return type_size(in_type, elem_size); }

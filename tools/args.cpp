@@ -119,7 +119,8 @@ const char* settings_help() {
          "  --planning heuristic|measure\n"
          "  --threads N              CPU threads for the transposition and the copy baseline\n"
          "                           (0 = all hardware threads, the default)\n"
-         "  --schema NAME            force a schema (xpose_plan_create_forced)\n"
+         "  --schema NAME            force a schema (xpose_plan_create_forced; with --type,\n"
+         "                           --out-type, --alpha, --beta or --pad the same planner)\n"
          "  --reps N                 timed repetitions (default 5 on the CPU, 20 on the GPU)\n"
          "  --misalign B             input and output start B bytes (0-15) past an aligned\n"
          "                           address (the paths for unaligned pointers)\n"
@@ -194,9 +195,6 @@ Settings parse_settings(const ParsedArgs& args) {
     s.misalign = static_cast<int>(parse_int("--misalign", *m, 0, 15));
   if (const std::string* n = args.get("--schema")) {
     if (n->empty()) throw UsageError("--schema: empty name");
-    if (s.extended())
-      throw UsageError("--schema takes no --out-type, --alpha, --beta or --pad (forced plans are "
-                       "plain)");
     s.schema = *n;
   }
   return s;

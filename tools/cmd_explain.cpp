@@ -6,6 +6,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "runner.hpp"
+#include "views.hpp"
 
 namespace xpose_tool {
 namespace {
@@ -73,10 +74,11 @@ int explain_command(const std::vector<std::string>& argv) {
   const xpose_options_t o = s.options();
   xpose::detail::Plan resolved;
   std::vector<xpose::detail::Candidate> candidates;
+  const CaseViews v = case_views(c, s);  // types, scalars and padding, as `run` plans them
   check_status(xpose::detail::plan_candidates(static_cast<int>(c.extents.size()),
-                                              c.extents.data(), c.perm.data(), s.elem, &o,
+                                              c.extents.data(), c.perm.data(), v.in_elem, &o,
                                               given.count("--measure-all") > 0, &resolved,
-                                              &candidates),
+                                              &candidates, v.extended ? &v.desc : nullptr),
                "candidates");
   std::printf("request     extents %s perm %s, %zu-byte elements, %s\n", join(c.extents).c_str(),
               join(c.perm).c_str(), s.elem, layout_name(s.layout));

@@ -77,6 +77,11 @@ PlanHandle create_fresh_plan(const Case& c, const Settings& s, double* us) {
 }
 
 PlanHandle create_public_plan(const Case& c, const Settings& s) {
+  // The public API forces schemas of plain problems only (xpose_plan_create_forced).
+  if (!s.schema.empty() && s.extended()) {
+    double us = 0;
+    return create_fresh_plan(c, s, &us);
+  }
   xpose_plan_t p = nullptr;
   check_status(create_plan(c, s, case_views(c, s), &p), "plan");
   return PlanHandle(p);

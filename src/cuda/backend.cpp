@@ -33,6 +33,15 @@ namespace {
 constexpr int kMeasureTop = 4;
 constexpr int kMeasureReps = 7;
 constexpr double kMeasureMargin = 0.02;
+// Strided problems are measured where each tensor's reach (the scratch buffer it needs) is at
+// most this many times its elements' bytes; a small block of a huge tensor is planned by the
+// model instead of allocating the huge tensor's span.
+constexpr int64_t kMeasureSpanFactor = 4;
+
+bool measurable(const Problem& p) {
+  return (p.in_hi - p.in_lo + 1) <= kMeasureSpanFactor * p.volume &&
+         (p.out_hi - p.out_lo + 1) <= kMeasureSpanFactor * p.volume;
+}
 
 // Which view of the plan's problem: fused_view's, or the problem as given.
 enum class ViewKind { Fused, Given };
@@ -314,7 +323,14 @@ xpose_status_t time_choices(const Problem& q, const DeviceInfo& dev,
       return launch_spec(trial[i], dev.ordinal, in, out, stream);
     });
   }
-  return time_runs(dev.ordinal, q.bytes(), runs, reps, secs);
+  // Buffers that hold the elements each tensor reaches, [lo, hi] (negative strides reach
+  // before the pointer), the pointer 16-byte aligned as the first view expects.
+  const auto scratch = [](int64_t lo, int64_t hi, size_t esize) {
+    const int64_t es = static_cast<int64_t>(esize), before = (-lo * es + 15) / 16 * 16;
+    return Scratch{before + (hi + 1) * es, before};
+  };
+  return time_runs(dev.ordinal, scratch(q.in_lo, q.in_hi, q.elem_size),
+                   scratch(q.out_lo, q.out_hi, q.out_elem()), runs, reps, secs);
 }
 
 // Plans one view: the model's best allowed choice (or, with `measure`, the fastest of the
@@ -402,9 +418,7 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
   if (!schema.empty() && !parse_schema(schema, &req, &why))
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, why);
   const SchemaRequest* forced = schema.empty() ? nullptr : &req;
-  // Scratch buffers of the problem's bytes hold dense tensors of one element size: non-plain
-  // problems (offsets of any sign, widening conversions) are planned by the model alone.
-  const bool measure = o.planning == XPOSE_PLAN_MEASURE && p.plain();
+  const bool measure = o.planning == XPOSE_PLAN_MEASURE && measurable(p);
   report = report || measure;
   // Views are planned in place (~3.3 KB each: no copies) and dropped when nothing fits.
   std::vector<View>& views = out->views;
@@ -489,7 +503,7 @@ xpose_status_t cuda_candidates(const Problem& p, const xpose_options_t& options,
   XPOSE_TRY(plan_all(p, options, "", &planned));
   // After planning, so that the choice is the planner's own (measured anew when measure planning
   // timed its best few).
-  if (measure_all && p.plain())  // scratch buffers hold plain problems only (plan_views)
+  if (measure_all && measurable(planned.first))
     XPOSE_TRY(time_choices(planned.first, *planned.dev, planned.choices, planned.choices.size(),
                            kMeasureReps, &planned.measured));
   candidates->clear();

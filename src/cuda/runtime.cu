@@ -145,7 +145,8 @@ DeviceGuard::~DeviceGuard() {
     cudaSetDevice(previous_);
 }
 
-xpose_status_t time_runs(int ordinal, int64_t bytes, const std::vector<TimedRun>& runs, int reps,
+xpose_status_t time_runs(int ordinal, Scratch in_buf, Scratch out_buf,
+                         const std::vector<TimedRun>& runs, int reps,
                          std::vector<double>* seconds) {
   DeviceGuard guard(ordinal);
   XPOSE_TRY(guard.status());
@@ -166,25 +167,32 @@ xpose_status_t time_runs(int ordinal, int64_t bytes, const std::vector<TimedRun>
       if (*s) cudaStreamDestroy(*s);
     }
   } cleanup{&in, &out, &stream, &start, &stop};
-  cudaError_t e = cudaMalloc(&in, static_cast<size_t>(bytes));
-  if (e == cudaSuccess) e = cudaMalloc(&out, static_cast<size_t>(bytes));
+  const auto in_bytes = static_cast<size_t>(in_buf.bytes);
+  const auto out_bytes = static_cast<size_t>(out_buf.bytes);
+  cudaError_t e = cudaMalloc(&in, in_bytes);
+  if (e == cudaSuccess) e = cudaMalloc(&out, out_bytes);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
-    return fail(XPOSE_ERROR_OUT_OF_MEMORY, "measure planning: no device memory for 2 x " +
-                                               std::to_string(bytes) + " bytes of scratch");
+    return fail(XPOSE_ERROR_OUT_OF_MEMORY,
+                "measure planning: no device memory for " + std::to_string(in_bytes) + " + " +
+                    std::to_string(out_bytes) + " bytes of scratch");
   }
   if (e != cudaSuccess) return device_fail("cudaMalloc", e);
   if ((e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)) != cudaSuccess)
     return device_fail("cudaStreamCreate", e);
   if ((e = cudaEventCreate(&start)) != cudaSuccess || (e = cudaEventCreate(&stop)) != cudaSuccess)
     return device_fail("cudaEventCreate", e);
-  if ((e = cudaMemsetAsync(in, 0x5A, static_cast<size_t>(bytes), stream)) != cudaSuccess)
+  // Finite values of every floating type, for conversions and for beta's reads of the output.
+  if ((e = cudaMemsetAsync(in, 0x5A, in_bytes, stream)) != cudaSuccess ||
+      (e = cudaMemsetAsync(out, 0x5A, out_bytes, stream)) != cudaSuccess)
     return device_fail("cudaMemsetAsync", e);
+  const void* run_in = static_cast<const char*>(in) + in_buf.offset;
+  void* run_out = static_cast<char*>(out) + out_buf.offset;
   // One sample: `batch` back-to-back launches of run i between two events, milliseconds per
   // launch.
   const auto sample = [&](size_t i, int batch, float* ms) -> xpose_status_t {
     cudaEventRecord(start, stream);
-    for (int k = 0; k < batch; ++k) XPOSE_TRY(runs[i](in, out, stream));
+    for (int k = 0; k < batch; ++k) XPOSE_TRY(runs[i](run_in, run_out, stream));
     cudaEventRecord(stop, stream);
     cudaError_t err = cudaEventSynchronize(stop);
     if (err != cudaSuccess) return device_fail("cudaEventSynchronize", err);
@@ -197,7 +205,7 @@ xpose_status_t time_runs(int ordinal, int64_t bytes, const std::vector<TimedRun>
   int batch = 1;
   for (size_t i = 0; i < runs.size(); ++i) {
     float ms = 0;
-    XPOSE_TRY(runs[i](in, out, stream));
+    XPOSE_TRY(runs[i](run_in, run_out, stream));
     XPOSE_TRY(sample(i, 1, &ms));
     if (ms > 0) batch = std::max(batch, static_cast<int>(std::min(0.1f / ms, 64.0f)));
   }

@@ -99,12 +99,19 @@ class DeviceGuard {
   xpose_status_t status_ = XPOSE_SUCCESS;
 };
 
-// Measure planning: allocates scratch input and output buffers of `bytes` each on `ordinal`
-// (filled with a non-zero pattern), times each run on a private stream (two warm-up launches,
-// then `reps` rounds that take every run in turn, each sample a batch of launches spanning
-// >= ~100 us; the median per run), frees everything. A run enqueues on the stream it is given.
+// A scratch buffer for time_runs: `bytes` allocated, the runs handed its start plus `offset`
+// bytes (a strided tensor's pointer: its elements may lie before it, negative strides).
+struct Scratch {
+  int64_t bytes = 0, offset = 0;
+};
+
+// Measure planning: allocates scratch input and output buffers on `ordinal` (both filled with
+// a non-zero pattern), times each run on a private stream (two warm-up launches, then `reps`
+// rounds that take every run in turn, each sample a batch of launches spanning >= ~100 us; the
+// median per run), frees everything. A run enqueues on the stream it is given.
 using TimedRun = std::function<xpose_status_t(const void* in, void* out, void* stream)>;
-xpose_status_t time_runs(int ordinal, int64_t bytes, const std::vector<TimedRun>& runs, int reps,
+xpose_status_t time_runs(int ordinal, Scratch in_buf, Scratch out_buf,
+                         const std::vector<TimedRun>& runs, int reps,
                          std::vector<double>* seconds);
 
 }  // namespace xpose::detail

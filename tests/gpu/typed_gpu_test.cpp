@@ -115,6 +115,7 @@ xpose_status_t make_any_plan(const TypedCase& c, const char* schema, bool api, A
                              const std::string& what) {
   const xpose_desc_t d = c.desc();
   xpose_options_t given = cuda_options(c.layout);
+  given.planning = c.planning;
   if (api)
     return xpose_plan_create_ex(&plan->api, c.rank(), c.extents.data(), c.perm.data(),
                                 c.elem_size, &d, &given);
@@ -416,6 +417,44 @@ TEST(TypedGpu, StridedPlainRandomProblems) {
       if (n < 2) EXPECT_EQ(check_typed(c, nullptr, 1 + rng() % 15, rng), XPOSE_SUCCESS);
       if (HasFailure()) return;
     }
+}
+
+// Measure planning times typed and strided candidates on scratch buffers that reach what the
+// strides reach (negative and zero strides, widening and narrowing conversions, beta): the plan
+// it picks is right, and the user's buffers are not touched before execute (check_typed fills
+// them after planning and compares every output byte, the guards included).
+TEST(TypedGpu, MeasurePlanningOnTypedAndStrided) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.MeasurePlanningOnTypedAndStrided"));
+  const std::pair<xpose_type_t, xpose_type_t> pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16}, {XPOSE_TYPE_F16, XPOSE_TYPE_F32},
+      {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3}, {XPOSE_TYPE_F32, XPOSE_TYPE_F32},
+      {XPOSE_TYPE_C32, XPOSE_TYPE_C64}, {XPOSE_TYPE_BYTES, XPOSE_TYPE_BYTES}};
+  for (const auto& [a, b] : pairs)
+    for (int n = 0; n < 4; ++n) {
+      TypedCase c = random_case(a, b, 4, n < 2 ? 20000 : 400000, rng);
+      if (a == XPOSE_TYPE_BYTES) c.beta[0] = 0;
+      if (c.in_strides.empty()) c.in_strides = random_strides(c, c.extents, rng, 0.5, 0.1, true);
+      c.planning = XPOSE_PLAN_MEASURE;
+      EXPECT_EQ(check_typed(c, nullptr, 0, rng, nullptr, nullptr, n % 2 == 1), XPOSE_SUCCESS)
+          << case_text(c) << ": " << xpose_last_error();
+      if (HasFailure()) return;
+    }
+  // A block of a tensor far larger than the device (a 2^40-element span) is planned by the
+  // model: no scratch of its span is asked for.
+  const int64_t ext[] = {300, 200}, in_strides[] = {1, int64_t{1} << 32};
+  const int perm[] = {1, 0};
+  xpose_desc_t d;
+  xpose_desc_init(&d);
+  d.in_type = XPOSE_TYPE_F32;
+  d.out_type = XPOSE_TYPE_BF16;
+  d.in_strides = in_strides;
+  xpose_options_t o = cuda_options();
+  o.planning = XPOSE_PLAN_MEASURE;
+  xpose_plan_t plan = nullptr;
+  EXPECT_EQ(xpose_plan_create_ex(&plan, 2, ext, perm, 4, &d, &o), XPOSE_SUCCESS)
+      << xpose_last_error();
+  xpose_plan_destroy(plan);
 }
 
 // Every schema that takes non-plain problems, forced on typed and on strided problems; copy and
