@@ -1,13 +1,15 @@
 // The CUDA backend's entry points (core/backend.hpp): planning, the plan value and execute.
 // Host C++ without CUDA headers; launches go through cuda/runtime.hpp.
 //
-// A plan holds up to two views of the problem, tried in order at execute time by the alignment
-// of the two pointers: (1) for a leading dimension that stays, w elements fused into one wider
-// element (up to 16 bytes), for pointers aligned to the wider element; (2) the problem as given,
-// for pointers aligned to the element size. Row kernels pick their access width at execute time,
-// so a view planned as rows ends the list; any other pointers run the last (tiled) view's tile
-// with elements moved in pieces as wide as the pointers allow (launch_tiled's `log2_piece`), so
-// no view is planned for them.
+// A plan holds up to three views of the problem, tried in order at execute time by the
+// alignment of the two pointers: (1) for a leading dimension that stays, w elements fused into
+// one wider element (up to 16 bytes), for pointers aligned to the wider element; (2) the problem
+// as given, for pointers aligned to the element size. Row kernels pick their access width at
+// execute time, so a view planned as rows ends the list; any other pointers run the last
+// (tiled) view's tile with elements moved in pieces as wide as the pointers allow (launch_tiled's
+// `log2_piece`), so no view is planned for them. Typed problems (no fused view): the tile, the
+// same tile without 4-byte groups where the first needs 4-byte pointers, and the general kernel
+// for pointers off their element sizes.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -222,8 +224,12 @@ class CudaPlan final : public BackendPlan {
          std::to_string(device_) + " by " + by + "\n";
     for (int i = 0; i < n_views_; ++i) {
       const Problem q = view_problem(problem_, views_[i].kind);
-      s += "pointers aligned to " + std::to_string(views_[i].align) + " B: " +
-           summarize(q, views_[i].choice) + " on " + q.to_string() + "\n";
+      const KeptView& v = views_[i];
+      s += (v.out_align == v.align
+                ? "pointers aligned to " + std::to_string(v.align) + " B: "
+                : "input aligned to " + std::to_string(v.align) + " B, output to " +
+                      std::to_string(v.out_align) + " B: ") +
+           summarize(q, v.choice) + " on " + q.to_string() + "\n";
     }
     if (views_[n_views_ - 1].align > 1)
       s += "other pointers: the last tile, elements moved in pieces of the pointers' alignment\n";
@@ -257,7 +263,7 @@ class CudaPlan final : public BackendPlan {
   int device_;
   Problem problem_;
   int n_views_ = 0;
-  KeptView views_[2];
+  KeptView views_[3];  // typed: the tile, without groups, the general kernel
   std::unique_ptr<unsigned char[]> blocks_;
   std::string notes_;
 };
@@ -445,6 +451,19 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
                         first ? &out->measured : nullptr));
     if (!found) return fail(XPOSE_ERROR_INVALID_ARGUMENT, why_not(p, req));
     if (first) out->first = p;
+  }
+  // Typed tiles that move 4-byte groups of narrower elements need pointers that are multiples
+  // of 4 bytes: the same tile without groups takes pointers that are multiples of their element
+  // sizes (sub-tensors start at any element). The general kernel ran such cases at 0.06-0.19 of
+  // a copy (f32 -> bf16 padded, docs/perf/typed-h100.md, session 41).
+  if (p.typed() && !is_direct(views.back().spec) && !views.back().spec.choice.narrow2d &&
+      (views.back().align > p.elem_size || views.back().out_align > p.out_elem())) {
+    Choice c = views.back().spec.choice;
+    c.ungrouped = true;
+    View& v = views.emplace_back();
+    build_spec(p, c, &v.spec);
+    v.align = p.elem_size;
+    v.out_align = p.out_elem();
   }
   // Typed tiles have no instantiation that moves elements in pieces: pointers that are not
   // multiples of their element sizes take the general kernel.

@@ -699,7 +699,7 @@ void build_tiled(const Problem& p, const Choice& c, KernelSpec* spec) {
     tp.band_g0 = g0;
   }
   tp.read_volume = tp.write_volume = tp.volume;
-  if (p.typed()) {
+  if (p.typed() && !c.ungrouped) {
     group_reads(p, g, T, slot, c.threads, &tp);
     group_writes(p, g, T, slot, c.threads, &tp);
   }
@@ -808,6 +808,7 @@ std::string summarize(const Problem& p, const Choice& c) {
           : c.narrow ? std::string(c.padded ? " narrow pad" : " narrow")
                      : " S=" + std::to_string(c.stages));
     if (c.band > 0) s += " band=" + std::to_string(c.band);
+    if (c.ungrouped) s += " ungrouped";
   }
   s += " grid=" + std::to_string(c.grid) + " " + std::to_string(p.elem_size) + "B";
   if (p.out_elem() != p.elem_size) s += "->" + std::to_string(p.out_elem()) + "B";

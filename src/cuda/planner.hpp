@@ -71,6 +71,9 @@ struct Choice {
   unsigned raw_grid = 0;
   unsigned realigned_grid = 0;
   bool general = false;  // Direct of a non-plain problem: the general kernel (general.cu)
+  // Typed tiles of tiled.cu without 4-byte groups (group_reads / group_writes): the view for
+  // pointers that are multiples of their element sizes but not of 4 bytes (backend.cpp).
+  bool ungrouped = false;
   int64_t in_run = 0, out_run = 0;  // elements per contiguous run in the tile (both sides)
   int64_t tile_volume = 0, num_tiles = 0;
   unsigned grid = 0;

@@ -89,8 +89,8 @@ struct Buffer {
   ~Buffer() { cudaFree(p); }
 };
 
-// Plans `c` (forced to `schema` unless null) and runs it with the pointers `shift` bytes past
-// their element alignment, against the reference. Returns the planning status (the comparison
+// Plans `c` (forced to `schema` unless null) and runs it with the pointers `shift` bytes
+// (the output's `out_shift` when given) past a 256-byte boundary, against the reference. Returns the planning status (the comparison
 // is asserted on success); `describe` receives the plan's description.
 // A plan of either path: the backend's own (make_problem_ex and cuda_make_plan, which take a
 // forced schema), or the public one (xpose_plan_create_ex, xpose_execute).
@@ -132,11 +132,14 @@ xpose_status_t make_any_plan(const TypedCase& c, const char* schema, bool api, A
 
 // `input`, when given, is the input (its reach's bytes) instead of random values; `api`: the
 // public entry points instead of the backend's (no forced schema then).
+constexpr size_t kSameShift = ~size_t{0};
 xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
                            std::mt19937_64& rng, std::string* describe = nullptr,
-                           const std::vector<uint8_t>* input = nullptr, bool api = false) {
+                           const std::vector<uint8_t>* input = nullptr, bool api = false,
+                           size_t out_shift = kSameShift) {
+  if (out_shift == kSameShift) out_shift = shift;
   const std::string what = case_text(c) + (schema ? std::string(" schema ") + schema : "") +
-                           " shift " + std::to_string(shift);
+                           " shift " + std::to_string(shift) + "/" + std::to_string(out_shift);
   AnyPlan plan;
   const xpose_status_t st = make_any_plan(c, schema, api, &plan, what);
   if (st != XPOSE_SUCCESS) return st;
@@ -161,7 +164,7 @@ xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
   const size_t room = 2 * kGuard + 16;
   Buffer din(in_bytes + room), dout(out_bytes + room);
   uint8_t* const in_at = din.p + kGuard + shift;  // the tensor's lowest byte
-  uint8_t* const out_at = dout.p + kGuard + shift;
+  uint8_t* const out_at = dout.p + kGuard + out_shift;
   EXPECT_EQ(cudaMemcpy(in_at, in.data(), in_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemset(dout.p, kPoison, out_bytes + room), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(out_at, prior.data(), out_bytes, cudaMemcpyHostToDevice), cudaSuccess);
@@ -174,11 +177,11 @@ xpose_status_t check_typed(const TypedCase& c, const char* schema, size_t shift,
   EXPECT_EQ(cudaMemcpy(got.data(), dout.p, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    const size_t at = i - (kGuard + shift);  // wraps for bytes before the tensor
+    const size_t at = i - (kGuard + out_shift);  // wraps for bytes before the tensor
     const uint8_t expect = at < out_bytes ? want[at] : kPoison;
     if (got[i] != expect && bad++ == 0) first = i;
   }
-  const bool guard = first < kGuard + shift || first >= kGuard + shift + out_bytes;
+  const bool guard = first < kGuard + out_shift || first >= kGuard + out_shift + out_bytes;
   EXPECT_EQ(bad, 0u) << what << ": first wrong byte " << first << (guard ? " (a guard byte)" : "")
                      << "\nplan: " << desc;
   return XPOSE_SUCCESS;
@@ -554,6 +557,57 @@ TEST(TypedGpu, LargerProblemsTakeTiles) {
           << case_text(c) << "\n" << desc;
       if (HasFailure()) return;
     }
+}
+
+// Typed tiles that move 1- and 2-byte elements in 4-byte groups need pointers that are
+// multiples of 4 bytes; pointers that are multiples of their element sizes only (a sub-tensor
+// starting at an odd element) take the same tile without groups, not the general kernel, and
+// are right: every pointer offset that the element sizes allow, strided or dense, with beta.
+TEST(TypedGpu, TilesForPointersOffFourBytes) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("TypedGpu.TilesForPointersOffFourBytes"));
+  const std::pair<xpose_type_t, xpose_type_t> pairs[] = {
+      {XPOSE_TYPE_F32, XPOSE_TYPE_BF16},    {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3},
+      {XPOSE_TYPE_F16, XPOSE_TYPE_F32},     {XPOSE_TYPE_F8_E5M2, XPOSE_TYPE_F16},
+      {XPOSE_TYPE_BF16, XPOSE_TYPE_BF16},   {XPOSE_TYPE_F16, XPOSE_TYPE_F8_E4M3}};
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int>>> shapes = {
+      {{128, 72, 40}, {1, 2, 0}}, {{40, 16, 24, 32}, {2, 0, 3, 1}}, {{512, 384}, {1, 0}},
+      {{40, 60, 88}, {0, 2, 1}}};
+  for (const auto& [a, b] : pairs)
+    for (size_t n = 0; n < shapes.size(); ++n)
+      for (int strided = 0; strided < 2; ++strided) {
+        TypedCase c;
+        c.extents = shapes[n].first, c.perm = shapes[n].second;
+        c.in_type = a, c.out_type = b, c.elem_size = type_size(a);
+        c.beta[0] = n % 2 ? 0.5 : 0;
+        if (strided) {  // padded by multiples of 4 elements: 4-byte groups still apply
+          std::vector<int64_t> padded = c.extents;
+          for (size_t k = 0; k < padded.size(); ++k) padded[k] += k % 2 ? 8 : 4;
+          c.in_strides = c.dense(padded);
+        }
+        std::string desc;
+        ASSERT_EQ(check_typed(c, nullptr, 0, rng, &desc), XPOSE_SUCCESS) << case_text(c);
+        // The first view's alignments ("pointers aligned to N B" or "input aligned to N B,
+        // output to M B"): above the element sizes, the tile moves groups.
+        const size_t ia = type_size(a), oa = type_size(b);
+        size_t in_align = 0, out_align = 0;
+        const size_t at = desc.find("aligned to ");
+        ASSERT_NE(at, std::string::npos) << desc;
+        in_align = out_align = std::stoul(desc.substr(at + 11));
+        if (desc.compare(at - 6, 6, "input ") == 0)
+          out_align = std::stoul(desc.substr(desc.find("output to ", at) + 10));
+        if (in_align > ia || out_align > oa)
+          EXPECT_NE(desc.find("ungrouped"), std::string::npos) << desc;
+        for (size_t k = 1; k < 4; ++k) {  // element offsets 1-3 on one side, the other, both
+          EXPECT_EQ(check_typed(c, nullptr, k * ia, rng, nullptr, nullptr, false, 0),
+                    XPOSE_SUCCESS);
+          EXPECT_EQ(check_typed(c, nullptr, 0, rng, nullptr, nullptr, false, k * oa),
+                    XPOSE_SUCCESS);
+          EXPECT_EQ(check_typed(c, nullptr, k * ia, rng, nullptr, nullptr, true, k * oa),
+                    XPOSE_SUCCESS);
+        }
+        if (HasFailure()) return;
+      }
 }
 
 // Dense conversions from floating types of 1 and 2 bytes to those or to f32, without beta: a
