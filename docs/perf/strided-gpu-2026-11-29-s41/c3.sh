@@ -1,7 +1,7 @@
 #!/bin/bash
-# s41 call 3 (an experiment build, not kept): wide2d.cu's tile for strided moves (elements of 4
-# the GPU tests; every candidate timed on padded f32 (call 1's seed and a new one) and the
-# heuristic runs, to set how wide2d ranks for strided problems.
+# s41 call 3 (an experiment build, not kept): wide2d.cu's tile for strided moves (elements of
+# 4 bytes and more, offsets >= 0): the GPU tests; every candidate timed on padded f32 (call 1's
+# seed and a new one) and the heuristic runs, to set how wide2d ranks for strided problems.
 cd .carry && for f in xpose xpose_gpu_tests; do xz -dk -f $f.xz; chmod +x $f; done
 O=$OUT/c3; mkdir -p $O
 ./xpose_gpu_tests --gtest_filter='TypedGpu.*:TypedPlanner.*:CudaWide2d*:CudaPlanner*' > $O/tests.txt 2>&1; echo "tests rc $?" >> $O/tests.txt

@@ -1,7 +1,7 @@
 #!/bin/bash
 # s41 call 7 (an experiment build, not kept): wide2d.cu's tile converting from f32: the GPU
-# compute-sanitizer on the new one; every candidate timed on f32 -> bf16 / f16 / e4m3 (call 4's
-# fresh seed 3573558603, cutt-random and a new seed), the heuristic runs beside.
+# tests and compute-sanitizer on its test; every candidate timed on f32 -> bf16 / f16 / e4m3
+# (call 4's fresh seed 3573558603, cutt-random and a new seed), the heuristic runs beside.
 cd .carry && for f in xpose xpose_gpu_tests; do xz -dk -f $f.xz; chmod +x $f; done
 O=$OUT/c7; mkdir -p $O
 ./xpose_gpu_tests --gtest_filter='TypedGpu.*:TypedPlanner.*:CudaWide2d*' > $O/tests.txt 2>&1; echo "tests rc $?" >> $O/tests.txt
