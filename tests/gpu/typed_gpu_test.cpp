@@ -572,8 +572,8 @@ TEST(TypedGpu, TilesForPointersOffFourBytes) {
       {XPOSE_TYPE_F16, XPOSE_TYPE_F32},     {XPOSE_TYPE_F8_E5M2, XPOSE_TYPE_F16},
       {XPOSE_TYPE_BF16, XPOSE_TYPE_BF16},   {XPOSE_TYPE_F16, XPOSE_TYPE_F8_E4M3}};
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int>>> shapes = {
-      {{128, 72, 40}, {1, 2, 0}}, {{40, 16, 24, 32}, {2, 0, 3, 1}}, {{512, 384}, {1, 0}},
-      {{40, 60, 88}, {0, 2, 1}}};
+      {{96, 48, 32}, {1, 2, 0}}, {{24, 16, 24, 16}, {2, 0, 3, 1}}, {{512, 288}, {1, 0}},
+      {{40, 60, 64}, {0, 2, 1}}};  // above the direct kernel's 2^17 elements
   int grouped = 0;  // plans whose tile moves groups
   for (const auto& [a, b] : pairs)
     for (size_t n = 0; n < shapes.size(); ++n)
