@@ -273,6 +273,7 @@ Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64
   ws.prepare(static_cast<size_t>(std::max(v.in_bytes(), v.out_bytes())), seed);
   const unsigned char* in = static_cast<unsigned char*>(ws.in()) + v.in_offset * v.in_elem;
   unsigned char* out = static_cast<unsigned char*>(ws.out()) + v.out_offset * v.out_elem;
+  m.plan = plan->plan.describe_for(in, out);  // the view these pointers take
   void* stream = s.on_gpu() ? gpu::stream() : nullptr;
   execute(plan.get(), in, out, stream);
   const unsigned char* host_out = ws.fetch_out(static_cast<size_t>(v.out_bytes()));

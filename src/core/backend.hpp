@@ -20,6 +20,13 @@ class BackendPlan {
   virtual xpose_status_t execute(const void* in, void* out, void* stream) const = 0;
   // One or more lines: schema and its parameters, for xpose_plan_describe and `xpose explain`.
   virtual std::string describe() const = 0;
+  // One line: what execute runs for these pointers (a plan with views by alignment: the view
+  // they select), for benchmarks; by default describe()'s first line.
+  virtual std::string runs_for(const void* in, const void* out) const {
+    (void)in, (void)out;
+    const std::string d = describe();
+    return d.substr(0, d.find('\n'));
+  }
   // The backend's cost model's prediction of one execute, in seconds; < 0 when it has none.
   virtual double predicted_seconds() const { return -1; }
 };

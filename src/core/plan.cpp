@@ -114,6 +114,13 @@ std::string Plan::describe() const {
   return s;
 }
 
+std::string Plan::describe_for(const void* in, const void* out) const {
+  std::string s = describe();
+  if (!impl) return s;
+  const size_t prefix = s.find(": ") + 2, eol = s.find('\n');
+  return s.replace(prefix, eol - prefix, impl->runs_for(in, out));
+}
+
 namespace {
 
 xpose_status_t resolve_request(int rank, const int64_t* extents, const int* perm,

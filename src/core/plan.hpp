@@ -17,6 +17,8 @@ struct Plan {
   // The backend model's predicted seconds of one execute (0 for an empty tensor).
   xpose_status_t predict(double* seconds) const;
   std::string describe() const;
+  // describe() with its first line what execute runs for these pointers (BackendPlan::runs_for).
+  std::string describe_for(const void* in, const void* out) const;
 };
 
 // Validates, normalizes, chooses the backend and plans. `schema` (NULL or "" = the planner's

@@ -180,14 +180,15 @@ class CudaPlan final : public BackendPlan {
   xpose_status_t execute(const void* in, void* out, void* stream) const override {
     DeviceGuard guard(device_);
     XPOSE_TRY(guard.status());
-    const auto fits = [&](const KeptView& v) {
-      return reinterpret_cast<uintptr_t>(in) % v.align == 0 &&
-             reinterpret_cast<uintptr_t>(out) % v.out_align == 0;
-    };
-    int i = 0;
-    while (i + 1 < n_views_ && !fits(views_[i])) ++i;
-    const bool unaligned = !fits(views_[i]);  // the last view's tile, in pieces
-    return launch_spec(unpack(views_[i]), device_, in, out, stream, unaligned);
+    bool unaligned = false;
+    const KeptView& v = view_for(in, out, &unaligned);
+    return launch_spec(unpack(v), device_, in, out, stream, unaligned);
+  }
+
+  std::string runs_for(const void* in, const void* out) const override {
+    bool unaligned = false;
+    const KeptView& v = view_for(in, out, &unaligned);
+    return summarize(view_problem(problem_, v.kind), v.choice) + (unaligned ? " in pieces" : "");
   }
 
   // The prediction for aligned pointers (the first view), which the planner ranked.
@@ -237,6 +238,19 @@ class CudaPlan final : public BackendPlan {
   }
 
  private:
+  // The first view whose alignments both pointers meet; else the last, its tile moving elements
+  // in pieces (`unaligned`).
+  const KeptView& view_for(const void* in, const void* out, bool* unaligned) const {
+    const auto fits = [&](const KeptView& v) {
+      return reinterpret_cast<uintptr_t>(in) % v.align == 0 &&
+             reinterpret_cast<uintptr_t>(out) % v.out_align == 0;
+    };
+    int i = 0;
+    while (i + 1 < n_views_ && !fits(views_[i])) ++i;
+    *unaligned = !fits(views_[i]);
+    return views_[i];
+  }
+
   // The view's kernel spec, its block whole again (the cut-off part value-initialized, as
   // build_spec left it): on the stack at execute, a copy of at most 2.6 KB.
   KernelSpec unpack(const KeptView& v) const {

@@ -461,6 +461,49 @@ TEST(TypedGpu, MeasurePlanningOnTypedAndStrided) {
   xpose_plan_destroy(plan);
 }
 
+// A typed plan whose tile moves 4-byte groups keeps the same tile without groups, then the
+// general kernel, as views (no device: the fake H100); the view a pair of pointers selects is
+// the one execute launches and runs_for names (what benchmarks print).
+TEST(TypedPlanner, PointersOffFourBytesSelectTheUngroupedView) {
+  using namespace xpose::detail;
+  const DeviceInfo dev = fake_h100();
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CUDA;
+  o.device = 0;
+  struct Kind { xpose_type_t in, out; std::vector<int64_t> ext; std::vector<int> perm; };
+  const Kind kinds[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, {96, 48, 32}, {1, 2, 0}},
+                        {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, {24, 16, 24, 16}, {2, 0, 3, 1}},
+                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, {24, 16, 24, 16}, {2, 0, 3, 1}}};
+  const auto* at = reinterpret_cast<const uint8_t*>(uintptr_t{1} << 20);
+  for (const Kind& k : kinds) {
+    TypedCase c;
+    c.extents = k.ext, c.perm = k.perm, c.in_type = k.in, c.out_type = k.out;
+    c.elem_size = type_size(k.in);
+    const xpose_desc_t d = c.desc();
+    Problem p;
+    ASSERT_EQ(make_problem_ex(c.rank(), c.extents.data(), c.perm.data(), c.elem_size, &d,
+                              c.layout, &p),
+              XPOSE_SUCCESS);
+    BackendPlanPtr plan;
+    ASSERT_EQ(cuda_plan_on(p, dev, o, "", &plan), XPOSE_SUCCESS) << case_text(c);
+    const std::vector<PlanView> views = cuda_plan_views(*plan);
+    ASSERT_EQ(views.size(), 3u) << plan->describe();
+    const size_t ia = c.in_elem(), oa = c.out_elem();
+    EXPECT_TRUE(views[0].align > ia || views[0].out_align > oa) << plan->describe();
+    EXPECT_TRUE(views[1].spec.choice.ungrouped) << plan->describe();
+    EXPECT_EQ(views[1].align, ia);
+    EXPECT_EQ(views[1].out_align, oa);
+    EXPECT_TRUE(views[2].spec.choice.general) << plan->describe();
+    const std::string first = plan->runs_for(at, at), off = plan->runs_for(at + ia, at + oa),
+                      bytes = plan->runs_for(at + 1, at + 1);
+    EXPECT_EQ(first, plan->describe().substr(0, plan->describe().find('\n')));
+    EXPECT_EQ(first.find("ungrouped"), std::string::npos) << first;
+    EXPECT_NE(off.find("ungrouped"), std::string::npos) << off;
+    EXPECT_NE(bytes.find("general"), std::string::npos) << bytes;
+  }
+}
+
 // Every schema that takes non-plain problems, forced on typed and on strided problems; copy and
 // rows refuse them.
 TEST(TypedGpu, ForcedSchemasOnTypedAndStrided) {
