@@ -38,11 +38,27 @@ constexpr double kMeasureMargin = 0.02;
 // Strided problems are measured where each tensor's reach (the scratch buffer it needs) is at
 // most this many times its elements' bytes; a small block of a huge tensor is planned by the
 // model instead of allocating the huge tensor's span.
-constexpr int64_t kMeasureSpanFactor = 4;
+constexpr uint64_t kMeasureSpanFactor = 4;
+
+// The scratch of a tensor that reaches elements [lo, hi] (lo <= 0 <= hi) of `esize` bytes: its
+// pointer 16-byte aligned, the elements of negative strides before it. False where the reach is
+// over kMeasureSpanFactor times `volume` elements or its bytes overflow (hostile sizes).
+bool scratch_for(int64_t lo, int64_t hi, size_t esize, int64_t volume, Scratch* s) {
+  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (span / kMeasureSpanFactor >= static_cast<uint64_t>(volume)) return false;
+  const auto es = static_cast<int64_t>(esize);
+  int64_t before = 0, end = 0;
+  if (__builtin_mul_overflow(lo, -es, &before) || __builtin_add_overflow(before, 15, &before) ||
+      __builtin_add_overflow(hi, 1, &end) || __builtin_mul_overflow(end, es, &end))
+    return false;
+  s->offset = before / 16 * 16;
+  return !__builtin_add_overflow(s->offset, end, &s->bytes);
+}
 
 bool measurable(const Problem& p) {
-  return (p.in_hi - p.in_lo + 1) <= kMeasureSpanFactor * p.volume &&
-         (p.out_hi - p.out_lo + 1) <= kMeasureSpanFactor * p.volume;
+  Scratch in, out;
+  return scratch_for(p.in_lo, p.in_hi, p.elem_size, p.volume, &in) &&
+         scratch_for(p.out_lo, p.out_hi, p.out_elem(), p.volume, &out);
 }
 
 // Which view of the plan's problem: fused_view's, or the problem as given.
@@ -343,14 +359,11 @@ xpose_status_t time_choices(const Problem& q, const DeviceInfo& dev,
       return launch_spec(trial[i], dev.ordinal, in, out, stream);
     });
   }
-  // Buffers that hold the elements each tensor reaches, [lo, hi] (negative strides reach
-  // before the pointer), the pointer 16-byte aligned as the first view expects.
-  const auto scratch = [](int64_t lo, int64_t hi, size_t esize) {
-    const int64_t es = static_cast<int64_t>(esize), before = (-lo * es + 15) / 16 * 16;
-    return Scratch{before + (hi + 1) * es, before};
-  };
-  return time_runs(dev.ordinal, scratch(q.in_lo, q.in_hi, q.elem_size),
-                   scratch(q.out_lo, q.out_hi, q.out_elem()), runs, reps, secs);
+  Scratch in, out;  // what each tensor reaches (measurable(q))
+  if (!scratch_for(q.in_lo, q.in_hi, q.elem_size, q.volume, &in) ||
+      !scratch_for(q.out_lo, q.out_hi, q.out_elem(), q.volume, &out))
+    return fail(XPOSE_ERROR_INTERNAL, "measure planning: no scratch for this problem");
+  return time_runs(dev.ordinal, in, out, runs, reps, secs);
 }
 
 // Plans one view: the model's best allowed choice (or, with `measure`, the fastest of the

@@ -71,7 +71,8 @@ int narrow_kernel_setup(int) { return 0; }
 DeviceGuard::DeviceGuard(int) : status_(fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime)) {}
 DeviceGuard::~DeviceGuard() = default;
 
-xpose_status_t time_runs(int, int64_t, const std::vector<TimedRun>&, int, std::vector<double>*) {
+xpose_status_t time_runs(int, Scratch, Scratch, const std::vector<TimedRun>&, int,
+                         std::vector<double>*) {
   return fail(XPOSE_ERROR_UNSUPPORTED, kNoRuntime);
 }
 
