@@ -265,8 +265,8 @@ Measurement measure_case(const Case& c, const Settings& s, Workspace& ws, uint64
   Measurement m;
   const CaseViews v = case_views(c, s);
   PlanHandle plan = create_fresh_plan(c, s, &m.plan_us);
-  m.plan = describe(plan.get());
   if (c.volume() == 0) {
+    m.plan = describe(plan.get());
     m.empty = true;
     return m;
   }

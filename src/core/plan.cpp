@@ -68,6 +68,18 @@ bool auto_is_cuda() {
   return usable;
 }
 
+// xpose_plan_describe's text: the backend and `summary` (one line: benchmarks print it), the
+// normalized problem, then the backend's details (`body` past its first line).
+std::string describe_text(const Plan& plan, const std::string& summary, const std::string& body) {
+  std::string s = plan.options.backend == XPOSE_BACKEND_CUDA ? "backend cuda: " : "backend cpu: ";
+  s += summary + "\n";
+  s += "normalized " + plan.problem.to_string() + "; volume " +
+       std::to_string(plan.problem.volume) + "\n";
+  const size_t eol = body.find('\n');
+  if (eol != std::string::npos) s += body.substr(eol + 1);
+  return s;
+}
+
 }  // namespace
 
 xpose_status_t choose_backend(xpose_options_t* o) {
@@ -102,23 +114,13 @@ xpose_status_t Plan::predict(double* seconds) const {
 }
 
 std::string Plan::describe() const {
-  // First line: backend and the backend's one-line summary (benchmarks print it); then the
-  // normalized problem; then the backend's details.
-  const std::string backend =
-      options.backend == XPOSE_BACKEND_CUDA ? "backend cuda: " : "backend cpu: ";
   const std::string body = impl ? impl->describe() : std::string("empty tensor: nothing to do\n");
-  const size_t eol = body.find('\n');
-  std::string s = backend + body.substr(0, eol) + "\n";
-  s += "normalized " + problem.to_string() + "; volume " + std::to_string(problem.volume) + "\n";
-  if (eol != std::string::npos) s += body.substr(eol + 1);
-  return s;
+  return describe_text(*this, body.substr(0, body.find('\n')), body);
 }
 
 std::string Plan::describe_for(const void* in, const void* out) const {
-  std::string s = describe();
-  if (!impl) return s;
-  const size_t prefix = s.find(": ") + 2, eol = s.find('\n');
-  return s.replace(prefix, eol - prefix, impl->runs_for(in, out));
+  if (!impl) return describe();
+  return describe_text(*this, impl->runs_for(in, out), impl->describe());
 }
 
 namespace {

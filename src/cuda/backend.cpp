@@ -483,7 +483,7 @@ xpose_status_t plan_views(const Problem& p, const DeviceInfo* dev, const xpose_o
   // of 4 bytes: the same tile without groups takes pointers that are multiples of their element
   // sizes (sub-tensors start at any element). The general kernel ran such cases at 0.06-0.19 of
   // a copy (f32 -> bf16 padded, docs/perf/typed-h100.md, session 41).
-  if (p.typed() && !is_direct(views.back().spec) && !views.back().spec.choice.narrow2d &&
+  if (p.typed() &&
       (views.back().align > p.elem_size || views.back().out_align > p.out_elem())) {
     Choice c = views.back().spec.choice;
     c.ungrouped = true;
