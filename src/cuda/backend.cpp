@@ -9,7 +9,8 @@
 // (tiled) view's tile with elements moved in pieces as wide as the pointers allow (launch_tiled's
 // `log2_piece`), so no view is planned for them. Typed problems (no fused view): the tile, the
 // same tile without 4-byte groups where the first needs 4-byte pointers, and the general kernel
-// for pointers off their element sizes.
+// for pointers off their element sizes; typed rows (rows_typed.cu), for pointers that are
+// multiples of their element sizes, then the general kernel.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -92,7 +93,7 @@ xpose_status_t launch_spec(const KernelSpec& s, int device, const void* in, void
     return launch_direct(s.direct, s.log2_elem, width(0, s.log2_elem), in, out, stream,
                          s.choice.grid);
   if (is_rows(s))
-    return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.row_bytes), 4), in, out,
+    return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.align_bits), 4), in, out,
                        stream, s.choice.grid);
   if (wide2d(s))
     return launch_wide2d(s.narrow2d, s.log2_elem, width(0, std::max(2, s.log2_elem)), in, out,
@@ -324,10 +325,14 @@ std::string why_not(const Problem& p, const SchemaRequest& req) {
   std::string s = "schema '" + req.text + "' does not apply to the normalized problem " +
                   p.to_string() + ": ";
   const unsigned m = req.mask;
-  if (!p.plain() && (m & (unsigned(Schema::Copy) | unsigned(Schema::Rows))) == m)
-    return s + "copy and rows move plain problems only (no strides, types or scalars)";
-  if (!p.plain() && p.rank < 2 && !(m & unsigned(Schema::Direct)))
-    return s + "a non-plain problem of normalized rank < 2 takes 'direct' only";
+  if (!p.plain() && m == unsigned(Schema::Copy))
+    return s + "copy moves plain problems only (no strides, types or scalars)";
+  if (!p.typed() && p.strided && (m & unsigned(Schema::Rows)) == m)
+    return s + "rows move dense plain problems and typed ones (strided plain ones take tiles)";
+  if (p.typed() && (m & unsigned(Schema::Rows)) == m && p.rank >= 1 && p.perm[0] == 0)
+    return s + "rows need the leading dimension contiguous (stride 1) in both tensors";
+  if (!p.plain() && p.rank < 2 && !(m & (unsigned(Schema::Direct) | unsigned(Schema::Rows))))
+    return s + "a non-plain problem of normalized rank < 2 takes 'rows' or 'direct' only";
   if (m == unsigned(Schema::Copy)) return s + "copy needs a normalized rank <= 1";
   if (p.is_copy()) return s + "the problem is a plain copy (use 'copy')";
   if (m == unsigned(Schema::Direct) && p.plain())
@@ -383,6 +388,10 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
     const bool tile = !(is_rows(v->spec) || is_direct(v->spec) || c.narrow);
     v->align = tile ? align : 1;
     v->out_align = 0;  // as align
+    if (is_rows(v->spec) && q.typed()) {  // rows_typed.cu: whole elements of each tensor
+      v->align = q.elem_size;
+      v->out_align = q.out_elem();
+    }
     if (tile && q.typed()) {
       // Typed tiles access whole elements of each tensor's own size, or 4-byte groups of them
       // (tiled.cu and narrow2d.cu have no piece-wise instantiation for them).

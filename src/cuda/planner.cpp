@@ -259,6 +259,28 @@ Choice direct_choice(const Geometry& g, const DeviceInfo& dev) {
   return c;
 }
 
+// Typed problems (strided or not) take rows (rows_typed.cu) where dim 0 stays first and is
+// contiguous in both tensors: every problem of normalized rank <= 1 (conversions, scaled
+// copies: the general kernel took them at 0.22-0.66 of a copy), and rows of at least
+// kRowsMinBytes of input (or any, forced), except conversions with beta (their old outputs are
+// loaded where they are used: beta rows loaded so ran 0.94x of the tiles). On the H200,
+// conversions' rows of 1-1.5 KB ran 0.96x of the whole-row tiles they would replace (geometric
+// mean), of 1.5-2 KB 1.08x, from 2 KB 1.25-1.34x (docs/perf/typed-h100.md, session 42).
+// Strided plain problems keep their tiles: rows.cu's rows, off 16 bytes there, ran 0.85-0.93x
+// of them.
+constexpr int64_t kRowsMinBytes = 1536;
+
+bool rows_take(const Problem& p, const SchemaRequest* req) {
+  if (!p.typed() ||
+      (p.rank >= 1 && (p.perm[0] != 0 || p.input().stride[0] != 1 || p.output_strides()[0] != 1)))
+    return false;
+  if (!allowed(req, Schema::Rows)) return false;
+  const bool forced = req && req->mask != 0;
+  return forced || p.rank <= 1 ||
+         (p.extent[0] * static_cast<int64_t>(p.elem_size) >= kRowsMinBytes &&
+          !(p.reads_out() && p.converts()));
+}
+
 // Hands every candidate to sink(Choice&), analytic predictions, in the order ties rank.
 template <class Sink>
 void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req,
@@ -273,7 +295,14 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     }
     return;
   }
-  if (!p.plain()) {  // tiles, else the general kernel (any rank and size); no row kernel
+  if (!p.plain()) {  // rows by rule, else tiles, else the general kernel (any rank and size)
+    if (rows_take(p, req)) {
+      Choice c;
+      c.schema = Schema::Rows;
+      cost_rows(g, dev, &c);
+      sink(c);
+      return;
+    }
     // The general kernel for small tensors (as direct), rank < 2, a forced 'direct', or where
     // no tile fits: its scattered accesses ran at 0.1-0.25 of copy on large tensors, which
     // the analytic model predicts well above that.
@@ -510,27 +539,40 @@ void build_general(const Problem& p, GeneralParams* gp) {
 }
 
 void build_rows(const Problem& p, RowParams* r) {
-  const int64_t esize = static_cast<int64_t>(p.elem_size);
+  const auto esize = static_cast<int64_t>(p.elem_size);
+  const auto out_esize = static_cast<int64_t>(p.out_elem());
+  const Layout in = p.input();
   const Extents s_out = p.output_strides();
-  r->row_bytes = (p.rank <= 1 ? p.volume : p.extent[0]) * esize;
-  const int64_t chunks = ceil_div(r->row_bytes, kRowChunkBytes);
+  const int64_t n = p.rank <= 1 ? p.volume : p.extent[0];
+  r->row_bytes = n * esize;
+  r->align_bits = r->row_bytes;
+  r->op = elem_op(p);
+  // Typed rows: even chunks of groups of 16 / esize elements, a row's first group starting up
+  // to a group before it (rows_typed.cu).
+  const int64_t groups = ceil_div(n + 2 * (16 / esize) - 2, 16 / esize);
+  const int64_t chunks = p.typed() ? ceil_div(groups, int64_t{kTypedRowChunkGroups})
+                                   : ceil_div(r->row_bytes, kRowChunkBytes);
+  if (p.typed())
+    r->chunk_groups = static_cast<int32_t>(ceil_div(ceil_div(groups, chunks), 32) * 32);
   r->chunks = FastDiv64::make(static_cast<uint64_t>(chunks));
-  r->items = p.volume * esize / r->row_bytes * chunks;
+  r->items = p.volume / n * chunks;
   r->words = ceil_div(r->row_bytes, 16) + 1;
   r->words_div = FastDiv64::make(static_cast<uint64_t>(r->words));
-  r->bytes = p.bytes();
+  r->in_begin = p.strided ? p.in_lo * esize : 0;
+  r->in_end = p.strided ? (p.in_hi + 1) * esize : p.bytes();
   r->n_dims = 0;
-  int64_t s_in = p.rank <= 1 ? 1 : p.extent[0];
   for (int k = 1; k < p.rank; ++k) {
     RowDim& d = r->dim[r->n_dims++];
     d.extent = FastDiv64::make(static_cast<uint64_t>(p.extent[k]));
-    d.in_stride = s_in * esize;
-    d.out_stride = s_out[k] * esize;
-    s_in *= p.extent[k];
+    d.in_stride = in.stride[k] * esize;
+    d.out_stride = s_out[k] * out_esize;
+    r->align_bits |= (d.in_stride < 0 ? -d.in_stride : d.in_stride) |
+                     (d.out_stride < 0 ? -d.out_stride : d.out_stride);
   }
   // Long rows (not a copy's: n_dims > 0) a warp per chunk of their words (at most `words`, a
   // row that starts 15 bytes into a word), in 32-bit word offsets.
-  if (r->n_dims > 0 && r->words <= INT32_MAX && realign_long(r->row_bytes, r->bytes)) {
+  if (!p.typed() && r->n_dims > 0 && r->words <= INT32_MAX &&
+      realign_long(r->row_bytes, p.bytes())) {
     const int64_t word_chunks = ceil_div(r->words, int64_t{kRealignChunkWords});
     r->word_chunks = FastDiv64::make(static_cast<uint64_t>(word_chunks));
     r->chunk_words = static_cast<int32_t>(ceil_div(r->words, word_chunks));

@@ -6,6 +6,10 @@
 // of its index, once per chunk. The grid is folded (warps stride over chunks), so any size fits
 // the launch limits. A plain copy is one row.
 //
+// Typed rows (conversions, scalars; strided or not) go to rows_typed.cu; plain ones are dense
+// (strided plain problems take tiles, planner.cpp rows_take). Loads stay within the bytes the
+// input reaches (RowParams::in_begin, in_end).
+//
 // Rows that allow no access of 4 bytes (odd lengths of narrow elements, pointers off 4-byte
 // multiples) go through rows_realign_kernel instead: a lane takes one aligned 16-byte word of a
 // row's output, loads the two aligned input chunks that hold its bytes and funnel-shifts them
@@ -18,12 +22,12 @@
 #include "cuda/bytes.cuh"
 #include "cuda/elem_types.cuh"
 #include "cuda/launch.cuh"
+#include "cuda/rows.cuh"
 #include "cuda/runtime.hpp"
 
 namespace xpose::detail {
 namespace {
 
-constexpr int kRowThreads = 256;
 constexpr int kUnroll = 8;
 
 template <class V>
@@ -42,21 +46,6 @@ __device__ __forceinline__ void copy_chunk(const V* __restrict__ src, V* __restr
       if (i < n) dst[i] = v[u];
     }
   }
-}
-
-// Input and output byte offsets of row `row` (its coordinates over the row dims).
-__device__ __forceinline__ void row_offsets(const RowParams& p, uint64_t row, int64_t* ib,
-                                            int64_t* ob) {
-  int64_t i = 0, o = 0;
-  for (int k = 0; k < p.n_dims; ++k) {
-    const uint64_t q = p.dim[k].extent.div(row);
-    const int64_t c = static_cast<int64_t>(row - q * p.dim[k].extent.d);
-    row = q;
-    i += c * p.dim[k].in_stride;
-    o += c * p.dim[k].out_stride;
-  }
-  *ib = i;
-  *ob = o;
 }
 
 template <class V>
@@ -107,7 +96,8 @@ __global__ void __launch_bounds__(kRowThreads)
                         unsigned char* __restrict__ out) {
   const int64_t items = static_cast<int64_t>(p.words_div.d) * (p.items / p.chunks.d);
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kRowThreads;
-  const uint8_t* in_end = in + p.bytes;
+  const uint8_t* in_begin = in + p.in_begin;
+  const uint8_t* in_end = in + p.in_end;
   for (int64_t item = blockIdx.x * int64_t{kRowThreads} + threadIdx.x; item < items;
        item += stride) {
     const uint64_t row = p.words_div.div(static_cast<uint64_t>(item));
@@ -126,7 +116,7 @@ __global__ void __launch_bounds__(kRowThreads)
     const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(src) & 15);
     const uint4* c = reinterpret_cast<const uint4*>(src - shift);
     uint4 v;
-    if (reinterpret_cast<const uint8_t*>(c) >= in &&
+    if (reinterpret_cast<const uint8_t*>(c) >= in_begin &&
         reinterpret_cast<const uint8_t*>(c + 2) <= in_end) {
       v = realign16(c[0], c[1], shift);
     } else {  // a tensor's end: only the bytes of the row
@@ -158,8 +148,8 @@ __global__ void __launch_bounds__(kRowThreads, 4)
   const int64_t warps_per_block = kRowThreads / 32;
   const int64_t items = static_cast<int64_t>(p.word_chunks.d) * (p.items / p.chunks.d);
   const int64_t stride = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  const uintptr_t in_lo = reinterpret_cast<uintptr_t>(in);
-  const uintptr_t in_hi = in_lo + static_cast<uintptr_t>(p.bytes);
+  const uintptr_t in_lo = reinterpret_cast<uintptr_t>(in) + static_cast<uintptr_t>(p.in_begin);
+  const uintptr_t in_hi = reinterpret_cast<uintptr_t>(in) + static_cast<uintptr_t>(p.in_end);
   for (int64_t item = blockIdx.x * warps_per_block + threadIdx.x / 32; item < items;
        item += stride) {
     const uint64_t row = p.word_chunks.div(static_cast<uint64_t>(item));
@@ -172,7 +162,8 @@ __global__ void __launch_bounds__(kRowThreads, 4)
     const uintptr_t dst = reinterpret_cast<uintptr_t>(out) + static_cast<uintptr_t>(ob);
     uint4* const a0 = reinterpret_cast<uint4*>(dst & ~uintptr_t{15});
     const int lead = static_cast<int>(dst & 15);  // bytes of word 0 before the row
-    const uintptr_t src = in_lo + static_cast<uintptr_t>(ib) - static_cast<uintptr_t>(lead);
+    const uintptr_t src = reinterpret_cast<uintptr_t>(in) + static_cast<uintptr_t>(ib) -
+                          static_cast<uintptr_t>(lead);
     const int shift = static_cast<int>(src & 15);
     const uintptr_t c = src - static_cast<uintptr_t>(shift);
     const int nw = static_cast<int>((p.row_bytes + lead + 15) >> 4);
@@ -230,6 +221,7 @@ constexpr LaunchFn kLaunch[5] = {&launch_one<0>, &launch_one<1>, &launch_one<2>,
 
 xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, void* out,
                            void* stream, unsigned grid) {
+  if (p.op.in_type != XPOSE_TYPE_BYTES) return launch_rows_typed(p, in, out, stream, grid);
   const auto s = static_cast<cudaStream_t>(stream);
   if (vec_log2 < 2) {
     return launch_status(launch_kernel(p.chunk_words > 0 ? &rows_realign_long_kernel

@@ -48,6 +48,10 @@ xpose_status_t launch_tiled(const TiledParams& p, int log2_elem, const void* in,
 // divides both pointers, row_bytes and every stride.
 xpose_status_t launch_rows(const RowParams& p, int vec_log2, const void* in, void* out,
                            void* stream, unsigned grid);
+// Typed rows (p.op converts or scales; rows_typed.cu): pointers that are multiples of their
+// element sizes.
+xpose_status_t launch_rows_typed(const RowParams& p, const void* in, void* out, void* stream,
+                                 unsigned grid);
 // Per device, once (the device current): registers per thread of the tiled kernel for each
 // element size (cudaFuncGetAttributes), and its shared-memory opt-in for big tiles.
 void tiled_kernel_regs(int regs[5]);

@@ -467,11 +467,12 @@ TEST(CudaPlanner, NarrowOneDimRunsTakeNarrow2d) {
   }
 }
 
-// Typed problems whose input dim 0 stays leading with rows of >= 256 elements are planned in
-// tiles of whole rows (or, for inputs of 4 bytes and more, of even pieces of rows longer than a
-// tile); shorter rows, and 1- and 2-byte inputs with rows longer than a tile, keep the planner's
+// Typed problems whose input dim 0 stays leading take rows from 1.5 KB of input row
+// (rows_typed.cu); their tiles (forced, or below that) with rows of >= 256 elements are tiles of
+// whole rows (or, for inputs of 4 bytes and more, of even pieces of rows longer than a tile);
+// shorter rows, and 1- and 2-byte inputs with rows longer than a tile, keep the planner's
 // targets; plain problems are untouched.
-TEST(CudaPlanner, TypedLongRowsTakeTilesOfWholeRows) {
+TEST(CudaPlanner, TypedLongRowsTakeRowsOrTilesOfWholeRows) {
   const DeviceInfo dev = xpose_test::fake_h100();
   struct Case {
     std::vector<int64_t> extents;
@@ -500,6 +501,13 @@ TEST(CudaPlanner, TypedLongRowsTakeTilesOfWholeRows) {
               XPOSE_SUCCESS);
     std::vector<Choice> c;
     enumerate_choices(p, dev, nullptr, &c);
+    ASSERT_FALSE(c.empty());
+    const bool rows = p.extent[0] * static_cast<int64_t>(es) >= 1536;
+    EXPECT_EQ(c.size() == 1 && c[0].schema == Schema::Rows, rows) << summarize(p, c[0]);
+    SchemaRequest tiles;
+    std::string why;
+    ASSERT_TRUE(parse_schema("fvi-small", &tiles, &why)) << why;
+    enumerate_choices(p, dev, &tiles, &c);
     ASSERT_FALSE(c.empty());
     SCOPED_TRACE(summarize(p, c[0]));
     EXPECT_EQ(c[0].schema, Schema::FviSmall);
