@@ -503,10 +503,15 @@ struct GeneralParams {
 inline constexpr int64_t kRowChunkBytes = 4096;
 inline constexpr int32_t kRealignChunkWords = 128;
 // Typed rows (rows_typed.cu): a warp takes a chunk of at most this many groups of a row (a
-// group: the elements of one aligned 16-byte input chunk), a row's chunks even (RowParams::
+// group: the elements of one aligned input chunk), a row's chunks even (RowParams::
 // chunk_groups, a multiple of 32): a row of 264 groups went as 256 + 8 and ran 0.96x of the
 // tiles it replaced, one of 2000 groups 1.2x (H200, f32 -> bf16).
 inline constexpr int32_t kTypedRowChunkGroups = 256;
+// Bytes of a typed row group's input chunk (rows_typed.cu): 16, or for widening conversions the
+// input of 16 output bytes, at least 4.
+XPOSE_HD constexpr int typed_row_chunk_bytes(int in_size, int out_size) {
+  return out_size <= in_size ? 16 : 16 * in_size / out_size >= 4 ? 16 * in_size / out_size : 4;
+}
 
 struct RowDim {
   FastDiv64 extent;

@@ -262,13 +262,16 @@ Choice direct_choice(const Geometry& g, const DeviceInfo& dev) {
 // Typed problems (strided or not) take rows (rows_typed.cu) where dim 0 stays first and is
 // contiguous in both tensors: every problem of normalized rank <= 1 (conversions, scaled
 // copies: the general kernel took them at 0.22-0.66 of a copy), and rows of at least
-// kRowsMinBytes of input (or any, forced), except conversions with beta (their old outputs are
-// loaded where they are used: beta rows loaded so ran 0.94x of the tiles). On the H200,
-// conversions' rows of 1-1.5 KB ran 0.96x of the whole-row tiles they would replace (geometric
-// mean), of 1.5-2 KB 1.08x, from 2 KB 1.25-1.34x (docs/perf/typed-h100.md, session 42).
-// Strided plain problems keep their tiles: rows.cu's rows, off 16 bytes there, ran 0.85-0.93x
-// of them.
+// kRowsMinBytes of input (or any, forced); with beta, rows of kRowsMinBytesBeta and no
+// conversion (conversions load their old outputs where they are used: such rows ran 0.94x of
+// the tiles). On the H200, conversions' rows of 1-1.5 KB ran 0.96x of the whole-row tiles they
+// would replace (geometric mean), of 1.5-2 KB 1.03-1.24x, from 2 KB 1.2-1.6x
+// (docs/perf/typed-h100.md, session 42). Strided plain problems keep their tiles: rows.cu's
+// rows, off 16 bytes there, ran 0.85-0.93x of them.
 constexpr int64_t kRowsMinBytes = 1536;
+// Beta without a conversion: rows of 1.5-8 KB ran 0.87-1.2x of the tiles (three streams; the
+// kernel's 110 registers leave two blocks an SM), from 8 KB 1.07-1.17x by geometric mean.
+constexpr int64_t kRowsMinBytesBeta = 8192;
 
 bool rows_take(const Problem& p, const SchemaRequest* req) {
   if (!p.typed() ||
@@ -276,9 +279,10 @@ bool rows_take(const Problem& p, const SchemaRequest* req) {
     return false;
   if (!allowed(req, Schema::Rows)) return false;
   const bool forced = req && req->mask != 0;
-  return forced || p.rank <= 1 ||
-         (p.extent[0] * static_cast<int64_t>(p.elem_size) >= kRowsMinBytes &&
-          !(p.reads_out() && p.converts()));
+  if (forced || p.rank <= 1) return true;
+  const int64_t row = p.extent[0] * static_cast<int64_t>(p.elem_size);
+  if (!p.reads_out()) return row >= kRowsMinBytes;
+  return !p.converts() && row >= kRowsMinBytesBeta;
 }
 
 // Hands every candidate to sink(Choice&), analytic predictions, in the order ties rank.
@@ -547,9 +551,11 @@ void build_rows(const Problem& p, RowParams* r) {
   r->row_bytes = n * esize;
   r->align_bits = r->row_bytes;
   r->op = elem_op(p);
-  // Typed rows: even chunks of groups of 16 / esize elements, a row's first group starting up
-  // to a group before it (rows_typed.cu).
-  const int64_t groups = ceil_div(n + 2 * (16 / esize) - 2, 16 / esize);
+  // Typed rows: even chunks of groups of w elements, a row's first group starting up to a group
+  // before it (rows_typed.cu).
+  const int64_t w = typed_row_chunk_bytes(static_cast<int>(esize), static_cast<int>(out_esize)) /
+                    esize;
+  const int64_t groups = ceil_div(n + 2 * w - 2, w);
   const int64_t chunks = p.typed() ? ceil_div(groups, int64_t{kTypedRowChunkGroups})
                                    : ceil_div(r->row_bytes, kRowChunkBytes);
   if (p.typed())

@@ -1,13 +1,15 @@
 // Typed rows: FVI-Match-Large for typed problems (conversions, alpha / beta; strided or not) and
 // their plain element conversions (normalized rank <= 1). Row r is n = row_bytes / sizeof(in)
 // elements, contiguous in both tensors. A warp takes a chunk of RowParams::chunk_groups groups
-// of a row: group g is the W = 16 / sizeof(in) elements whose output starts at an aligned boundary
-// of min(W * sizeof(out), 16) bytes (group 0 may start before the row). Lane l loads group g's
-// aligned 16-byte input chunk (consecutive lanes: consecutive chunks, 512 contiguous bytes a
-// warp instruction); where the row's input is off that boundary by `shift` bytes (the same for
-// every group of a row), the chunk after it comes from the next lane by shuffles and the two
-// are funnel-shifted into the group's 16 bytes (bytes.cuh). The lane converts its W elements
-// and stores W * sizeof(out) bytes in aligned accesses (4 to 16 bytes, or 16-byte pieces).
+// of a row: group g is the W = CB / sizeof(in) elements whose output starts at an aligned
+// boundary of min(W * sizeof(out), 16) bytes (group 0 may start before the row), CB the bytes
+// of an input chunk: 16, or for widening conversions those of 16 output bytes.
+// Lane l loads group g's aligned input chunk (consecutive lanes: consecutive chunks, 32 CB
+// contiguous bytes a warp instruction); where the row's input is off that boundary by `shift`
+// bytes (the same for every group of a row), the chunk after it comes from the next lane by
+// shuffles and the two are funnel-shifted into the group's CB bytes. The lane converts its W
+// elements and stores W * sizeof(out) bytes in aligned accesses (2 to 16 bytes, or 16-byte
+// pieces).
 // Groups that reach outside the row (its two ends) or whose chunks leave the bytes the input
 // reaches (RowParams::in_begin, in_end) go an element at a time. With beta and no conversion
 // (f32 with beta = 1), a whole group's old outputs are loaded with its input: loaded where they
@@ -36,7 +38,9 @@
 namespace xpose::detail {
 namespace {
 
-constexpr int kGroupsInFlight = 4;  // groups a lane loads before it converts the first
+// Groups of 16 input bytes a lane loads before it converts the first (of smaller chunks, as
+// many bytes, up to 8 groups).
+constexpr int kGroupsInFlight = 4;
 
 // `bytes` (2 to 128) from `src` to aligned `d`, in accesses of up to 16 bytes.
 template <int Bytes>
@@ -82,11 +86,38 @@ __device__ __forceinline__ void load_aligned(const uint8_t* s, void* dst) {
   }
 }
 
+constexpr unsigned kAll = 0xffffffffu;
+
+// An aligned input chunk of CB bytes.
+template <int CB> struct ChunkOf;
+template <> struct ChunkOf<16> { using T = uint4; };
+template <> struct ChunkOf<8> { using T = uint2; };
+template <> struct ChunkOf<4> { using T = uint32_t; };
+
+// The next lane's chunk.
 __device__ __forceinline__ uint4 shfl_down(const uint4& v) {
-  constexpr unsigned kAll = 0xffffffffu;
   return make_uint4(__shfl_down_sync(kAll, v.x, 1), __shfl_down_sync(kAll, v.y, 1),
                     __shfl_down_sync(kAll, v.z, 1), __shfl_down_sync(kAll, v.w, 1));
 }
+__device__ __forceinline__ uint2 shfl_down(const uint2& v) {
+  return make_uint2(__shfl_down_sync(kAll, v.x, 1), __shfl_down_sync(kAll, v.y, 1));
+}
+__device__ __forceinline__ uint32_t shfl_down(uint32_t v) { return __shfl_down_sync(kAll, v, 1); }
+
+// The CB bytes that start `shift` (1..CB-1) bytes into two consecutive chunks.
+__device__ __forceinline__ uint4 realign(const uint4& c0, const uint4& c1, int shift) {
+  return realign16(c0, c1, shift);
+}
+__device__ __forceinline__ uint2 realign(const uint2& c0, const uint2& c1, int shift) {
+  const uint64_t lo = (static_cast<uint64_t>(c0.y) << 32) | c0.x;
+  const uint64_t hi = (static_cast<uint64_t>(c1.y) << 32) | c1.x;
+  const uint64_t r = (lo >> (8 * shift)) | (hi << (64 - 8 * shift));
+  return make_uint2(static_cast<uint32_t>(r), static_cast<uint32_t>(r >> 32));
+}
+__device__ __forceinline__ uint32_t realign(uint32_t c0, uint32_t c1, int shift) {
+  return __funnelshift_r(c0, c1, 8u * static_cast<unsigned>(shift));
+}
+
 
 // kOld: a whole group's old outputs (beta) are loaded with its input, where they fit 16 bytes;
 // else where they are used.
@@ -95,10 +126,16 @@ __device__ __forceinline__ void typed_rows(const RowParams& p, const uint8_t* in
   using I = typename Op::in_t;
   using O = typename Op::out_t;
   constexpr int SI = sizeof(I), SO = sizeof(O);
-  constexpr int W = 16 / SI;                   // elements of a group
+  // Input bytes of a group (typed_row_chunk_bytes): 16, or for widening conversions fewer, so
+  // that a lane stores 16 bytes. With 16 input bytes a lane, f16 -> f32 rows stored 32 bytes a
+  // lane in two 16-byte stores 32 bytes apart (a warp instruction: every other 16 bytes of 1 KB)
+  // and ran 0.72-0.74 of a copy at rank 1, against 0.98-1.03 for f32 -> bf16 (H200, session 42).
+  constexpr int CB = typed_row_chunk_bytes(SI, SO);
+  using C = typename ChunkOf<CB>::T;
+  constexpr int W = CB / SI;                   // elements of a group
   constexpr int OB = W * SO;                   // its output bytes
   constexpr int A = OB < 16 ? OB : 16;         // their alignment
-  constexpr int U = kGroupsInFlight;
+  constexpr int U = kGroupsInFlight * 16 / CB < 8 ? kGroupsInFlight * 16 / CB : 8;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int64_t n = p.row_bytes / SI;
   const uintptr_t lo = reinterpret_cast<uintptr_t>(in) + static_cast<uintptr_t>(p.in_begin);
@@ -114,20 +151,20 @@ __device__ __forceinline__ void typed_rows(const RowParams& p, const uint8_t* in
     const uint8_t* const irow = in + ib;
     const int lead = static_cast<int>((reinterpret_cast<uintptr_t>(orow) & (A - 1)) / SO);
     const uintptr_t first = reinterpret_cast<uintptr_t>(irow) - static_cast<uintptr_t>(lead * SI);
-    const int shift = static_cast<int>(first & 15);
+    const int shift = static_cast<int>(first & (CB - 1));
     const uintptr_t c_base = first - static_cast<uintptr_t>(shift);  // group 0's chunk
     const int64_t groups = (n + lead + W - 1) / W;
     const int64_t g0 = chunk * p.chunk_groups;
     const int64_t g1 = min(groups, g0 + p.chunk_groups);
     for (int64_t base = g0; base < g1; base += 32 * U) {
-      uint4 c0[U];
+      C c0[U];
       uint4 old[U];  // kOld: the old outputs of whole groups
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int64_t g = base + u * 32 + lane;
-        const uintptr_t a = c_base + 16 * static_cast<uintptr_t>(g);
-        c0[u] = make_uint4(0, 0, 0, 0);
-        if (g < g1 && a >= lo && a + 16 <= hi) c0[u] = *reinterpret_cast<const uint4*>(a);
+        const uintptr_t a = c_base + CB * static_cast<uintptr_t>(g);
+        c0[u] = C{};
+        if (g < g1 && a >= lo && a + CB <= hi) c0[u] = *reinterpret_cast<const C*>(a);
         if constexpr (kOld && OB <= 16) {
           const int64_t k = g * W - lead;
           if (p.op.accumulate && g < g1 && k >= 0 && k + W <= n)
@@ -137,24 +174,24 @@ __device__ __forceinline__ void typed_rows(const RowParams& p, const uint8_t* in
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int64_t g = base + u * 32 + lane;
-        const uintptr_t a = c_base + 16 * static_cast<uintptr_t>(g);
-        uint4 c1 = make_uint4(0, 0, 0, 0);
+        const uintptr_t a = c_base + CB * static_cast<uintptr_t>(g);
+        C c1{};
         if (shift != 0) c1 = shfl_down(c0[u]);  // warp-uniform: every lane shuffles
         if (g >= g1) continue;
         const int64_t k = g * W - lead;  // the group's first element in the row
-        bool vec = k >= 0 && k + W <= n && a >= lo && a + 16 <= hi;
+        bool vec = k >= 0 && k + W <= n && a >= lo && a + CB <= hi;
         if (shift != 0) {
-          const bool inside1 = a + 32 <= hi;
+          const bool inside1 = a + 2 * CB <= hi;
           // The next lane loaded chunk g + 1 where it has that group and the chunk is inside.
           if (vec && inside1 && (lane == 31 || g + 1 >= g1))
-            c1 = *reinterpret_cast<const uint4*>(a + 16);
+            c1 = *reinterpret_cast<const C*>(a + CB);
           vec = vec && inside1;
         }
         uint8_t* const dst = orow + k * SO;
         if (vec) {
-          const uint4 raw = shift != 0 ? realign16(c0[u], c1, shift) : c0[u];
+          const C raw = shift != 0 ? realign(c0[u], c1, shift) : c0[u];
           I x[W];
-          memcpy(x, &raw, 16);
+          memcpy(x, &raw, CB);
           O y[W] = {};
           if (p.op.accumulate) {
             if constexpr (kOld && OB <= 16)
