@@ -126,11 +126,6 @@ TEST(RowsGpu, PlainConversions) {
 // sizes; strided plain problems keep their tiles.
 TEST(RowsPlanner, NonPlainRowsByRule) {
   using namespace xpose::detail;
-  const DeviceInfo dev = fake_h100();
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CUDA;
-  o.device = 0;
   struct Kind {
     xpose_type_t in, out;
     std::vector<int64_t> ext, out_strides;
@@ -153,13 +148,10 @@ TEST(RowsPlanner, NonPlainRowsByRule) {
     c.elem_size = k.in == XPOSE_TYPE_BYTES ? 4 : type_size(k.in);
     c.out_strides = k.out_strides;
     if (k.in == k.out && k.in != XPOSE_TYPE_BYTES) c.beta[0] = 1;
-    const xpose_desc_t d = c.desc();
     Problem p;
-    ASSERT_EQ(make_problem_ex(c.rank(), c.extents.data(), c.perm.data(), c.elem_size, &d,
-                              c.layout, &p),
-              XPOSE_SUCCESS);
+    ASSERT_EQ(normalize(c, &p), XPOSE_SUCCESS);
     BackendPlanPtr plan;
-    ASSERT_EQ(cuda_plan_on(p, dev, o, "", &plan), XPOSE_SUCCESS) << case_text(c);
+    ASSERT_EQ(plan_on_fake_h100(p, &plan), XPOSE_SUCCESS) << case_text(c);
     const std::vector<PlanView> views = cuda_plan_views(*plan);
     const bool rows = is_rows(views[0].spec.choice.schema);
     EXPECT_EQ(rows, k.rows) << case_text(c) << "\n" << plan->describe();

@@ -14,10 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "../fake_device.hpp"
+#include "../typed_reference.hpp"
 #include "core/backend.hpp"
 #include "core/problem.hpp"
+#include "cuda/host_plan.hpp"
 #include "gpu_util.hpp"
-#include "../typed_reference.hpp"
 
 namespace xpose_test {
 
@@ -125,6 +127,22 @@ inline xpose_status_t make_any_plan(const TypedCase& c, const char* schema, bool
   EXPECT_EQ(xpose::detail::resolve_options(&given, &o), XPOSE_SUCCESS);
   o.device = 0;  // what plan creation resolves the current device to in these tests
   return xpose::detail::cuda_make_plan(p, o, schema ? schema : "", &plan->backend);
+}
+
+// `c` normalized as the public entry points do it (make_problem_ex).
+inline xpose_status_t normalize(const TypedCase& c, Problem* p) {
+  const xpose_desc_t d = c.desc();
+  return xpose::detail::make_problem_ex(c.rank(), c.extents.data(), c.perm.data(), c.elem_size,
+                                        &d, c.layout, p);
+}
+
+// `p` planned by the CUDA backend on the fake H100: heuristic planning, no device needed.
+inline xpose_status_t plan_on_fake_h100(const Problem& p, BackendPlanPtr* plan) {
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CUDA;
+  o.device = 0;
+  return xpose::detail::cuda_plan_on(p, fake_h100(), o, "", plan);
 }
 
 // `input`, when given, is the input (its reach's bytes) instead of random values; `api`: the

@@ -114,11 +114,6 @@ TEST(TypedGpu, ThroughThePublicApi) {
 TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
   std::mt19937_64 rng(test_seed("TypedPlanner.NonPlainProblemsNeverReachPlainPaths"));
   using namespace xpose::detail;
-  const DeviceInfo dev = fake_h100();
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CUDA;
-  o.device = 0;
   const xpose_type_t ins[] = {XPOSE_TYPE_F32, XPOSE_TYPE_F16, XPOSE_TYPE_BF16,
                               XPOSE_TYPE_F8_E4M3, XPOSE_TYPE_C32, XPOSE_TYPE_U16,
                               XPOSE_TYPE_BYTES};
@@ -130,15 +125,11 @@ TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
                                  ? in
                                  : kFloating[rng() % 6];
     TypedCase c = random_case(in, out, size_t{1} << (rng() % 5), rng() % 2 ? 4000 : 3000000, rng);
-    const xpose_desc_t d = c.desc();
     Problem p;
-    ASSERT_EQ(make_problem_ex(c.rank(), c.extents.data(), c.perm.data(), c.elem_size, &d,
-                              c.layout, &p),
-              XPOSE_SUCCESS)
-        << case_text(c) << ": " << xpose_last_error();
+    ASSERT_EQ(normalize(c, &p), XPOSE_SUCCESS) << case_text(c) << ": " << xpose_last_error();
     if (p.plain() || p.volume == 0) continue;
     BackendPlanPtr plan;
-    ASSERT_EQ(cuda_plan_on(p, dev, o, "", &plan), XPOSE_SUCCESS) << case_text(c);
+    ASSERT_EQ(plan_on_fake_h100(p, &plan), XPOSE_SUCCESS) << case_text(c);
     const std::vector<PlanView> views = cuda_plan_views(*plan);
     ASSERT_FALSE(views.empty());
     for (const PlanView& v : views) {
@@ -261,11 +252,6 @@ TEST(TypedGpu, MeasurePlanningOnTypedAndStrided) {
 // the one execute launches and runs_for names (what benchmarks print).
 TEST(TypedPlanner, PointersOffFourBytesSelectTheUngroupedView) {
   using namespace xpose::detail;
-  const DeviceInfo dev = fake_h100();
-  xpose_options_t o;
-  xpose_options_init(&o);
-  o.backend = XPOSE_BACKEND_CUDA;
-  o.device = 0;
   struct Kind { xpose_type_t in, out; std::vector<int64_t> ext; std::vector<int> perm; };
   const Kind kinds[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, {96, 48, 32}, {1, 2, 0}},
                         {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, {24, 16, 24, 16}, {2, 0, 3, 1}},
@@ -275,13 +261,10 @@ TEST(TypedPlanner, PointersOffFourBytesSelectTheUngroupedView) {
     TypedCase c;
     c.extents = k.ext, c.perm = k.perm, c.in_type = k.in, c.out_type = k.out;
     c.elem_size = type_size(k.in);
-    const xpose_desc_t d = c.desc();
     Problem p;
-    ASSERT_EQ(make_problem_ex(c.rank(), c.extents.data(), c.perm.data(), c.elem_size, &d,
-                              c.layout, &p),
-              XPOSE_SUCCESS);
+    ASSERT_EQ(normalize(c, &p), XPOSE_SUCCESS);
     BackendPlanPtr plan;
-    ASSERT_EQ(cuda_plan_on(p, dev, o, "", &plan), XPOSE_SUCCESS) << case_text(c);
+    ASSERT_EQ(plan_on_fake_h100(p, &plan), XPOSE_SUCCESS) << case_text(c);
     const std::vector<PlanView> views = cuda_plan_views(*plan);
     ASSERT_EQ(views.size(), 3u) << plan->describe();
     const size_t ia = c.in_elem(), oa = c.out_elem();
