@@ -14,7 +14,7 @@
 // reaches (RowParams::in_begin, in_end) go an element at a time. With beta and no conversion
 // (f32 with beta = 1), a whole group's old outputs are loaded with its input: loaded where they
 // were used, those rows ran 0.94x of the tiles they replaced; loaded with the input in every
-// instantiation, the conversions' registers (beta or not) went from 64-76 to 94-96 (two blocks
+// instantiation, the conversions' registers (beta or not) went from 58-64 to 94-96 (two blocks
 // an SM) and f32 -> bf16 rows of 2-8 KB ran 0.88-0.95x of the tiles (H200, session 42). No
 // shared memory.
 //
@@ -42,7 +42,7 @@ namespace {
 // many bytes, up to 8 groups).
 constexpr int kGroupsInFlight = 4;
 
-// `bytes` (2 to 128) from `src` to aligned `d`, in accesses of up to 16 bytes.
+// `Bytes` (2 to 32) from `src` to aligned `d`, in accesses of up to 16 bytes.
 template <int Bytes>
 __device__ __forceinline__ void store_aligned(uint8_t* d, const void* src) {
   if constexpr (Bytes >= 16) {
