@@ -552,10 +552,10 @@ void build_rows(const Problem& p, RowParams* r) {
   r->align_bits = r->row_bytes;
   r->op = elem_op(p);
   // Typed rows: even chunks of groups of w elements, a row's first group starting up to a group
-  // before it (rows_typed.cu).
+  // before it (rows_typed.cu): at most n / w + 2 groups (no overflow at any n).
   const int64_t w = typed_row_chunk_bytes(static_cast<int>(esize), static_cast<int>(out_esize)) /
                     esize;
-  const int64_t groups = ceil_div(n + 2 * w - 2, w);
+  const int64_t groups = n / w + 2;
   const int64_t chunks = p.typed() ? ceil_div(groups, int64_t{kTypedRowChunkGroups})
                                    : ceil_div(r->row_bytes, kRowChunkBytes);
   if (p.typed())
