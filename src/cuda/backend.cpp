@@ -93,7 +93,7 @@ xpose_status_t launch_spec(const KernelSpec& s, int device, const void* in, void
     return launch_direct(s.direct, s.log2_elem, width(0, s.log2_elem), in, out, stream,
                          s.choice.grid);
   if (is_rows(s))
-    return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.align_bits), 4), in, out,
+    return launch_rows(s.rows, width(static_cast<uint64_t>(s.rows.row_bytes), 4), in, out,
                        stream, s.choice.grid);
   if (wide2d(s))
     return launch_wide2d(s.narrow2d, s.log2_elem, width(0, std::max(2, s.log2_elem)), in, out,

@@ -536,9 +536,6 @@ struct RowParams {
   // The input bytes the tensor reaches, [in_begin, in_end) from its pointer (in_begin <= 0 with
   // negative strides): loads of aligned chunks never leave them.
   int64_t in_begin = 0, in_end = 0;
-  // row_bytes and every row stride's bytes OR-ed: the access width rows allow (with the
-  // pointers') is the lowest bit set.
-  int64_t align_bits = 0;
   ElemOp op;                 // typed rows: the element operation (in_type BYTES: plain)
   int32_t chunk_groups = 0;  // typed rows: groups a chunk (`chunks` of them cover a row)
   int32_t n_dims = 0;        // row dimensions (input dims 1..rank-1 that have extent > 1)

@@ -549,17 +549,17 @@ void build_rows(const Problem& p, RowParams* r) {
   const Extents s_out = p.output_strides();
   const int64_t n = p.rank <= 1 ? p.volume : p.extent[0];
   r->row_bytes = n * esize;
-  r->align_bits = r->row_bytes;
   r->op = elem_op(p);
-  // Typed rows: even chunks of groups of w elements, a row's first group starting up to a group
-  // before it (rows_typed.cu): at most n / w + 2 groups (no overflow at any n).
-  const int64_t w = typed_row_chunk_bytes(static_cast<int>(esize), static_cast<int>(out_esize)) /
-                    esize;
-  const int64_t groups = n / w + 2;
-  const int64_t chunks = p.typed() ? ceil_div(groups, int64_t{kTypedRowChunkGroups})
-                                   : ceil_div(r->row_bytes, kRowChunkBytes);
-  if (p.typed())
+  int64_t chunks = ceil_div(r->row_bytes, kRowChunkBytes);
+  if (p.typed()) {
+    // Even chunks of groups of w elements, a row's first group starting up to a group before it
+    // (rows_typed.cu): at most n / w + 2 groups (no overflow at any n).
+    const int64_t w =
+        typed_row_chunk_bytes(static_cast<int>(esize), static_cast<int>(out_esize)) / esize;
+    const int64_t groups = n / w + 2;
+    chunks = ceil_div(groups, int64_t{kTypedRowChunkGroups});
     r->chunk_groups = static_cast<int32_t>(ceil_div(ceil_div(groups, chunks), 32) * 32);
+  }
   r->chunks = FastDiv64::make(static_cast<uint64_t>(chunks));
   r->items = p.volume / n * chunks;
   r->words = ceil_div(r->row_bytes, 16) + 1;
@@ -572,8 +572,6 @@ void build_rows(const Problem& p, RowParams* r) {
     d.extent = FastDiv64::make(static_cast<uint64_t>(p.extent[k]));
     d.in_stride = in.stride[k] * esize;
     d.out_stride = s_out[k] * out_esize;
-    r->align_bits |= (d.in_stride < 0 ? -d.in_stride : d.in_stride) |
-                     (d.out_stride < 0 ? -d.out_stride : d.out_stride);
   }
   // Long rows (not a copy's: n_dims > 0) a warp per chunk of their words (at most `words`, a
   // row that starts 15 bytes into a word), in 32-bit word offsets.
