@@ -1,7 +1,8 @@
 // The write phases of the narrow kernel (narrow.cu): a tile's rows, realigned in shared memory,
 // stored to the output runs (spans) in aligned words. Quads (disjoint runs): 4x4-byte blocks
 // transposed by byte permutes, a word a column (write_quads, write_quad_ends); other tiles:
-// words gathered from the rows (write_gathered). Included by narrow.cu alone.
+// words gathered from the rows (write_gathered). Every global store goes through a store policy:
+// PlainStore (below) stores the bytes. Included by narrow_kernel.cuh alone.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -134,14 +135,55 @@ __device__ __forceinline__ void store_if(bool p, uint8_t* at, uint2 v, bool wide
                      "r"(static_cast<int>(p)), "l"(at), "r"(v.x));
 }
 
+// The stores of a plain tile (bytes as they are). The write phases' stores go through a policy
+// like it: `at` and `d` are addresses of the output as the tile sees it, ES bytes an element.
+struct PlainStore {
+  __device__ __forceinline__ explicit PlainStore(const NarrowParams&) {}
+  // A quad word (4 elements) at `at`, a multiple of 4 x ES, where `p`.
+  template <int ES>
+  __device__ __forceinline__ void quad(bool p, uint8_t* at, uint2 v) const {
+    store_if(p, at, v, ES == 2);
+  }
+  // A whole aligned 4-byte word of gathered elements.
+  __device__ __forceinline__ void word(uint8_t* at, uint32_t w) const {
+    *reinterpret_cast<uint32_t*>(at) = w;
+  }
+  // Bytes [lo, hi) of v (8 bytes from d, d a multiple of 8) as the fewest aligned pieces of 4,
+  // 2 and 1 bytes.
+  __device__ __forceinline__ void bytes(uint8_t* d, int lo, int hi, uint64_t v) const {
+    int j = lo;
+    if ((j & 1) && j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j)), ++j;
+    if ((j & 2) && j + 2 <= hi)
+      *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
+    if (j + 4 <= hi)
+      *reinterpret_cast<uint32_t*>(d + j) = static_cast<uint32_t>(v >> (8 * j)), j += 4;
+    if (j + 2 <= hi)
+      *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
+    if (j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j));
+  }
+  // The pieces of G bytes of `word` (a word from dst + lo) that lie in [0, len).
+  template <int G>
+  __device__ __forceinline__ void edge(uint8_t* dst, int lo, int len, uint32_t word) const {
+#pragma unroll
+    for (int j = 0; j < kNarrowWord; j += G) {
+      const int ob = lo + j;
+      if (ob < 0 || ob >= len) continue;
+      if (G == 1)
+        dst[ob] = static_cast<uint8_t>(word >> (8 * j));
+      else
+        *reinterpret_cast<uint16_t*>(dst + ob) = static_cast<uint16_t>(word >> (8 * j));
+    }
+  }
+};
+
 // The whole words of a quad tile (disjoint runs): a lane takes a word of columns (4 / ES of
 // them) and 4 rows (a unit: one 16-byte load) with the unit before them, transposes both by
 // byte permutes and stores one aligned word a column, shifted to the column's output alignment.
 // Lanes on consecutive units of a word of columns: their loads are consecutive 16-byte chunks (no
 // bank conflict) and a warp's store is contiguous. The partial words at the spans' ends are
 // write_quad_ends'.
-template <int ES>
-__device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* out,
+template <int ES, class St>
+__device__ __forceinline__ void write_quads(const St& st, const NarrowParams& p, uint8_t* out,
                                            const uint8_t* data, const QuadColumn* columns,
                                            int cols, const FastDiv32& units, bool halo) {
   constexpr int kCols = 4 / ES, kW = kQuadWord<ES>;
@@ -163,7 +205,7 @@ __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* out,
       else  // column c's halfwords: words 2c, 2c + 1 of columns_of
         v = quad_word<ES>(prev[2 * c], prev[2 * c + 1], cur[2 * c], cur[2 * c + 1], e.tau);
       // With halo rows, the word across the column's start too (the unit before is theirs).
-      store_if((halo || first >= e.tau) && first <= e.hi, out + e.word + first, v, ES == 2);
+      st.template quad<ES>((halo || first >= e.tau) && first <= e.hi, out + e.word + first, v);
     }
   }
 }
@@ -173,8 +215,8 @@ __device__ __forceinline__ void write_quads(const NarrowParams& p, uint8_t* out,
 // bytes. With halo rows, the word at the start also holds the tile before's (write_quads
 // stores it whole where the span reaches its end); a tile before the last leaves the one at
 // the end to the next.
-template <int ES>
-__device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* out,
+template <int ES, class St>
+__device__ __forceinline__ void write_quad_ends(const St& st, const NarrowParams& p, uint8_t* out,
                                                 const uint8_t* data, const QuadColumn* columns,
                                                 int cols, int bytes, bool halo, bool last) {
   constexpr int kCols = 4 / ES, kW = kQuadWord<ES>;
@@ -193,16 +235,7 @@ __device__ __forceinline__ void write_quad_ends(const NarrowParams& p, uint8_t* 
     const uint2 v2 = quad_word<ES>(column_of<ES>(x, c, 0), column_of<ES>(x, c, 1),
                                    column_of<ES>(y, c, 0), column_of<ES>(y, c, 1), e.tau);
     const uint64_t v = (uint64_t{v2.y} << 32) | v2.x;
-    uint8_t* d = out + e.word + kW * u;
-    int j = lo;
-    if ((j & 1) && j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j)), ++j;
-    if ((j & 2) && j + 2 <= hi)
-      *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
-    if (j + 4 <= hi)
-      *reinterpret_cast<uint32_t*>(d + j) = static_cast<uint32_t>(v >> (8 * j)), j += 4;
-    if (j + 2 <= hi)
-      *reinterpret_cast<uint16_t*>(d + j) = static_cast<uint16_t>(v >> (8 * j)), j += 2;
-    if (j < hi) d[j] = static_cast<uint8_t>(v >> (8 * j));
+    st.bytes(out + e.word + kW * u, lo, hi, v);
   }
 }
 
@@ -223,27 +256,13 @@ __device__ __forceinline__ uint32_t gather_word(const uint8_t* data, int base, i
   return word;
 }
 
-// Stores the elements of `word` that lie in the span (its first or last word).
-template <int G>
-__device__ __forceinline__ void store_edge(uint8_t* dst, int lo, int len, uint32_t word) {
-#pragma unroll
-  for (int j = 0; j < kNarrowWord; j += G) {
-    const int ob = lo + j;
-    if (ob < 0 || ob >= len) continue;
-    if (G == 1)
-      dst[ob] = static_cast<uint8_t>(word >> (8 * j));
-    else
-      *reinterpret_cast<uint16_t*>(dst + ob) = static_cast<uint16_t>(word >> (8 * j));
-  }
-}
-
 // A write position is kNarrowWords words of one span, a group apart: the span's decode and
 // alignment are paid once per 16 bytes. A group (1 << group_shift positions side by side) is a
 // sector of a span, four spans a warp, or, for long spans, a line of one span (params.hpp
 // kNarrowLineGroup). G: bytes gathered per shared-memory load (2: 2-byte elements on a 2-byte
 // aligned output).
-template <int ES, int G, bool kTable>
-__device__ __forceinline__ void write_gathered(const NarrowParams& p, uint8_t* base,
+template <int ES, int G, bool kTable, class St>
+__device__ __forceinline__ void write_gathered(const St& st, const NarrowParams& p, uint8_t* base,
                                            const uint8_t* data, const SpanEntry* spans,
                                            const uint16_t* offs, const TileBase& b) {
   const int len = run_bytes(p.wr, b);
@@ -262,12 +281,12 @@ __device__ __forceinline__ void write_gathered(const NarrowParams& p, uint8_t* b
       const int lo = first + (m << shift) * kNarrowWord;
       if (lo >= len) break;
       if (lo >= 0 && lo + kNarrowWord <= len) {
-        *reinterpret_cast<uint32_t*>(dst + lo) =
-            gather_word<ES, G, kTable>(data, e.shared, p.lin_stride, offs, lo, len, true);
+        st.word(dst + lo,
+                gather_word<ES, G, kTable>(data, e.shared, p.lin_stride, offs, lo, len, true));
       } else {
-        store_edge<G>(dst, lo, len,
-                      gather_word<ES, G, kTable>(data, e.shared, p.lin_stride, offs, lo, len,
-                                                 false));
+        st.template edge<G>(dst, lo, len,
+                            gather_word<ES, G, kTable>(data, e.shared, p.lin_stride, offs, lo,
+                                                       len, false));
       }
     }
   }
