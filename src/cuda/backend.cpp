@@ -388,7 +388,9 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
     const bool tile = !(is_rows(v->spec) || is_direct(v->spec) || c.narrow);
     v->align = tile ? align : 1;
     v->out_align = 0;  // as align
-    if (is_rows(v->spec) && q.typed()) {  // rows_typed.cu: whole elements of each tensor
+    // rows_typed.cu and the narrow kernels' typed tiles (narrow_typed.cu, narrow2d.cu): whole
+    // elements of each tensor.
+    if ((is_rows(v->spec) || c.narrow) && q.typed()) {
       v->align = q.elem_size;
       v->out_align = q.out_elem();
     }

@@ -1,5 +1,5 @@
-// The narrow kernel's launches (narrow_kernel.cuh): 1- and 2-byte elements moved as bytes, and
-// the kernel's per-device setup (the tile counters' table, shared-memory opt-ins).
+// The narrow kernel's plain launches (narrow_kernel.cuh): 1- and 2-byte elements moved as bytes,
+// and the kernel's per-device setup (the tile counters' table, shared-memory opt-ins).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -10,7 +10,8 @@
 namespace xpose::detail {
 namespace {
 
-// The counters of tile_order.cuh: one table per device (this module's), zero at load.
+// The counters of tile_order.cuh: one table per device (this module's), zero at load; launches
+// of narrow_typed.cu deal from it too (TileDeal holds the counter's address).
 __device__ unsigned long long tile_counters[kTileSlots];
 
 // The write phase of the block, for elements of ES bytes gathered G bytes at a time. 1-byte quads
@@ -59,6 +60,8 @@ NarrowKernel narrow_instance() {
 
 xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* in, void* out,
                              void* stream, unsigned grid, int device) {
+  if (p.op.in_type != XPOSE_TYPE_BYTES)
+    return launch_narrow_typed(p, in, out, stream, grid, device);
   const auto s = static_cast<cudaStream_t>(stream);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
@@ -81,6 +84,7 @@ int narrow_kernel_setup(int ordinal, int* four_regs) {
   if (cudaGetSymbolAddress(&counters, tile_counters) == cudaSuccess)
     tile_deal_setup(ordinal, static_cast<unsigned long long*>(counters));
   cudaGetLastError();
+  narrow_typed_setup();
   constexpr auto Quads = Write::Quads;
   constexpr int k4 = kNarrowSmallBlocks, g1 = kGatheredBlocks<1>, g2 = kGatheredBlocks<2>;
   const NarrowKernel kernels[] = {narrow_instance<1, 1, Quads>(),

@@ -31,7 +31,8 @@
 //   (write_gathered). Eight positions of one span sit side by side in a warp (a sector), or 32
 //   on spans of 4 KB and more (a line).
 // The write phases are narrow_write.cuh's; their stores go through a store policy (PlainStore
-// there). narrow.cu launches the kernel; this header is its alone.
+// there; narrow_typed.cu's ConvertStore converts). narrow.cu launches plain tiles, narrow_typed.cu
+// typed ones; this header is theirs alone.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -253,7 +254,8 @@ __device__ __forceinline__ void deal_after(const NarrowParams& p, TileOrder& ord
 // kHalo: the plan's quads take halo rows (NarrowParams::halo; 1-byte quads only), an
 // instantiation of its own: in the others, the halo's work cost 1 % (H100, session 25).
 // kBlocks: the blocks an SM the launch bounds keep registers for (params.hpp kNarrowSmallBlocks).
-// St: the write phases' store policy (narrow_write.cuh PlainStore).
+// St: the write phases' store policy (narrow_write.cuh PlainStore; narrow_typed.cu's
+// ConvertStore, whose `out` is the output as a tensor of ES-byte elements).
 template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false,
           int kBlocks = kNarrowBlocks, class St = PlainStore>
 __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kBlocks)

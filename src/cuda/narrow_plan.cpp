@@ -120,7 +120,9 @@ void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Ti
   int64_t reach = 0;
   for (int k = 0; k < p.rank; ++k) reach += (T.t[k] - 1) * g.s_in[k] * es;
   np->in_reach = reach + rd.full + 32;
-  np->in_bytes = np->out_bytes = p.bytes();
+  np->in_bytes = p.bytes();
+  np->out_bytes = p.out_bytes();
+  np->op = elem_op(p);
   np->num_tiles = T.num_tiles;
   np->n_grid = walk_grid(g, T, slot, np->grid);
   // Halo rows (params.hpp), along the dim that continues the output runs (continuing_grid).
@@ -131,8 +133,11 @@ void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Ti
   const int kw = static_cast<int>(4 * es);
   const int k = continuing_grid(g, T, c.c, T.out_run, np->grid, np->n_grid);
   const int64_t halo_smem = narrow_halo_smem_bytes(T.in_run * es);
-  if (np->quad && es == 1 && T.out_align % kw != 0 && k >= 0 && rd.runs >= kNarrowHaloRows &&
-      wr.full >= 2 * kw && np->smem_bytes + halo_smem <= kNarrowMaxSmemBytes) {
+  // Typed tiles (narrow_typed.cu) take no halo rows, and their quads the deal warp (their
+  // only instantiations).
+  if (np->quad && es == 1 && p.plain() && T.out_align % kw != 0 && k >= 0 &&
+      rd.runs >= kNarrowHaloRows && wr.full >= 2 * kw &&
+      np->smem_bytes + halo_smem <= kNarrowMaxSmemBytes) {
     np->halo = 1;
     np->halo_grid = k;
     np->halo_tiles = static_cast<int64_t>(np->grid[k].count.d);
@@ -140,7 +145,8 @@ void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Ti
     np->raw_bytes += kNarrowHaloRows * np->raw_pitch;
     np->smem_bytes += static_cast<int32_t>(halo_smem);
   }
-  np->deal_warp = narrow_deal_warp(np->quad != 0, es, rd.full) ? 1 : 0;
+  np->deal_warp =
+      narrow_deal_warp(np->quad != 0, es, rd.full) || (np->quad && !p.plain()) ? 1 : 0;
 }
 
 }  // namespace
@@ -234,13 +240,9 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np, RawRows r
   }
 }
 
-namespace {
-
-// Typed problems narrow2d.cu converts: dense, without beta, from a floating type of 1 or 2
-// bytes to one of 1 or 2 bytes or to f32 (narrow2d.cu's ConvertMove instantiations). From f32
-// they ran 0.51-0.88x of the typed tiles (f32 -> bf16), which group f32 elements and pipeline
-// their loads (session 18, docs/perf/typed-h100.md).
-bool narrow2d_converts(const Problem& p) {
+// planner.hpp. From f32 narrow2d.cu ran 0.51-0.88x of the typed tiles (f32 -> bf16), which
+// group f32 elements and pipeline their loads (session 18, docs/perf/typed-h100.md).
+bool narrow_converts(const Problem& p) {
   const auto narrow = [](xpose_type_t t) {
     return t == XPOSE_TYPE_F8_E4M3 || t == XPOSE_TYPE_F8_E5M2 || t == XPOSE_TYPE_F16 ||
            t == XPOSE_TYPE_BF16;
@@ -248,8 +250,6 @@ bool narrow2d_converts(const Problem& p) {
   return p.typed() && !p.strided && !p.reads_out() && narrow(p.in_type) &&
          (narrow(p.out_type) || p.out_type == XPOSE_TYPE_F32);
 }
-
-}  // namespace
 
 // Plain elements of 4 bytes and more whose one-dim runs fill a warp (wide2d.cu), perm[0] != 0.
 bool wide2d_takes(const Problem& p) {
@@ -267,7 +267,7 @@ bool packed2d_takes(const Problem& p) {
 
 bool takes_narrow2d(const Problem& p, int a, int c) {
   if (a != 0 || c != 0 || p.perm[0] == 0) return false;
-  if (!(p.plain() && p.elem_size <= 2) && !narrow2d_converts(p)) return false;
+  if (!(p.plain() && p.elem_size <= 2) && !narrow_converts(p)) return false;
   const auto es = static_cast<int64_t>(p.elem_size), eo = static_cast<int64_t>(p.out_elem());
   const int64_t e0 = p.extent[0], e1 = p.extent[p.perm[0]];
   if (e0 * es < kNarrow2dMinBytes || e1 * eo < kNarrow2dMinBytes) return false;

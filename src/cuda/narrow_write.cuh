@@ -2,7 +2,8 @@
 // stored to the output runs (spans) in aligned words. Quads (disjoint runs): 4x4-byte blocks
 // transposed by byte permutes, a word a column (write_quads, write_quad_ends); other tiles:
 // words gathered from the rows (write_gathered). Every global store goes through a store policy:
-// PlainStore (below) stores the bytes. Included by narrow_kernel.cuh alone.
+// PlainStore (below) stores the bytes; narrow_typed.cu's ConvertStore converts them. Included by
+// narrow_kernel.cuh alone.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -136,7 +137,8 @@ __device__ __forceinline__ void store_if(bool p, uint8_t* at, uint2 v, bool wide
 }
 
 // The stores of a plain tile (bytes as they are). The write phases' stores go through a policy
-// like it: `at` and `d` are addresses of the output as the tile sees it, ES bytes an element.
+// like it (narrow_typed.cu's ConvertStore converts elements): `at` and `d` are addresses of the
+// output as the tile sees it, ES bytes an element.
 struct PlainStore {
   __device__ __forceinline__ explicit PlainStore(const NarrowParams&) {}
   // A quad word (4 elements) at `at`, a multiple of 4 x ES, where `p`.

@@ -281,6 +281,10 @@ struct NarrowParams {
   int32_t shared_sectors = 0;
   int32_t smem_bytes = 0;  // raw buffers, rows, row and span tables, offset table
   int64_t in_bytes = 0, out_bytes = 0;  // the tensors' sizes: loads never leave them
+  // Typed problems (in_type not BYTES: dense conversions from floating types of 1 and 2 bytes
+  // without beta, narrow_plan.cpp narrow_converts): the write phases' stores convert what they
+  // gather (narrow_typed.cu); the tile, its rows and spans are the input's, in its bytes.
+  ElemOp op;
   TileDim tab[kMaxTileDims];
   // The walk over tiles, as TiledParams (no bands); steps in elements.
   int32_t slot_tile[2] = {1, 1};

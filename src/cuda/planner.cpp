@@ -75,8 +75,11 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
                   bool last_resort = false) {
   const Problem& p = *g.p;
   // Elements of 1 and 2 bytes stage their tiles in the narrow kernel, the others in tiled.cu;
-  // non-plain problems always take tiled.cu (the narrow kernel moves bytes of dense tensors).
-  const bool narrow = g.esize <= 2 && p.plain();
+  // so do the dense conversions from them that narrow_typed.cu makes (narrow_converts: 1.19-1.41x
+  // the typed tiles by geometric mean on cutt-random and fresh problems, H200, session 43,
+  // docs/perf/typed-h100.md); other non-plain problems take tiled.cu (the narrow kernel moves
+  // bytes of dense tensors).
+  const bool narrow = g.esize <= 2 && (p.plain() || narrow_converts(p));
   int64_t in_targets[kRunTargets], out_targets[kRunTargets];
   int n_in = 0;
   if (narrow) {
@@ -114,7 +117,7 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   // 1250-1667 at 0.75-0.99x of pieces of 500 (session 16, docs/perf/typed-h100.md).
   int64_t row_run = 0;
   Tile T;
-  if (!p.plain() && p.perm[0] == 0 && p.extent[0] >= kTune.typed_row_tile_elems &&
+  if (!narrow && !p.plain() && p.perm[0] == 0 && p.extent[0] >= kTune.typed_row_tile_elems &&
       (g.esize >= 4 || p.extent[0] <= max_volume) && !forced_in && !forced_out && !last_resort) {
     const int64_t e = p.extent[0];
     row_run = ceil_div(e, ceil_div(e, max_volume));
@@ -142,7 +145,8 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
       const auto [c, tc] = outs.at[j];
       if (!make_tile(g, a, ta, c, tc, &T, kind)) continue;
       if (T.in_run < row_run || T.out_run < row_run) continue;
-      if (p.typed() && wide_offsets(g, T)) continue;  // typed tiles: 32-bit offsets (tiled.cu)
+      // Typed tiles: 32-bit offsets (tiled.cu; the narrow kernel's are 64-bit).
+      if (p.typed() && !narrow && wide_offsets(g, T)) continue;
       Choice ch;
       ch.schema = classify(p, T);
       if (!allowed(req, ch.schema)) continue;
@@ -344,9 +348,10 @@ const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool us
 }
 
 // The regression whose narrow trees rank the analytic model's best candidates of `p` (plain, of
-// 1- or 2-byte elements) on `dev`, when asked for and fitted on tensors of p's size; else null.
+// 1- or 2-byte elements, or a conversion from them that the narrow kernel makes: ranked as its
+// plain twin's tiles) on `dev`, when asked for and fitted on tensors of p's size; else null.
 const Regression* narrow_model(const Problem& p, const DeviceInfo& dev, bool use_regression) {
-  if (!use_regression || p.elem_size > 2 || !p.plain()) return nullptr;
+  if (!use_regression || p.elem_size > 2 || !(p.plain() || narrow_converts(p))) return nullptr;
   const Regression* model = process_models().find(dev.arch, dev.name);
   return model && model->covers_narrow(static_cast<double>(p.bytes())) ? model : nullptr;
 }

@@ -135,6 +135,10 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np,
 // The shared-memory wavefronts of narrow.cu's gathered write phase over the first
 // kNarrowSampleWarps warps of a full tile (spans starting on sectors), for a block `np`.
 int64_t narrow_gather_wavefronts(const NarrowParams& np, int es);
+// Typed problems the narrow kernels convert (narrow.cu's tiles through narrow_typed.cu, and
+// narrow2d.cu's): dense, without beta, from a floating type of 1 or 2 bytes to one of those or
+// to f32, scaled or not (narrow_plan.cpp).
+bool narrow_converts(const Problem& p);
 // Whether narrow2d.cu takes the Tiled candidates (narrow ones, or typed ones of the conversions it
 // makes) whose input run ends in input dim a and output run in output dim c, and its block
 // (narrow_plan.cpp).

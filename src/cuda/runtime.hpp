@@ -55,10 +55,14 @@ xpose_status_t launch_rows_typed(const RowParams& p, const void* in, void* out, 
 // Per device, once (the device current): registers per thread of the tiled kernel for each
 // element size (cudaFuncGetAttributes), and its shared-memory opt-in for big tiles.
 void tiled_kernel_regs(int regs[5]);
-// The narrow kernel (elements of `elem_size` 1 or 2 bytes; any pointers) on device `device`
-// (current): enqueue only.
+// The narrow kernel (elements of `elem_size` 1 or 2 bytes; any pointers; typed tiles, p.op not
+// plain, go to launch_narrow_typed) on device `device` (current): enqueue only.
 xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* in, void* out,
                              void* stream, unsigned grid, int device);
+// The narrow kernel's typed tiles (p.op converts or scales: narrow_typed.cu), launch_narrow's
+// for them: pointers that are multiples of their element sizes.
+xpose_status_t launch_narrow_typed(const NarrowParams& p, const void* in, void* out,
+                                   void* stream, unsigned grid, int device);
 // Narrow 2D tiles (elements of `elem_size` 1 or 2 bytes; any pointers): enqueue only.
 xpose_status_t launch_narrow2d(const Narrow2dParams& p, int elem_size, const void* in, void* out,
                                void* stream, unsigned grid);
@@ -85,6 +89,8 @@ xpose_status_t launch_general(const GeneralParams& p, const void* in, void* out,
 // counters (tile_deal.hpp); returns the most registers per thread of its instantiations, and in
 // *four_regs the most of those that may launch kNarrowSmallBlocks blocks an SM.
 int narrow_kernel_setup(int ordinal, int* four_regs);
+// The typed instantiations' shared-memory opt-in (narrow_typed.cu; narrow_kernel_setup's).
+void narrow_typed_setup();
 // Tests only: how many slots of the tile counters' table narrow launches share (tile_deal.hpp;
 // all of them by default), or 0: tiles round-robin, as captured launches take them.
 void narrow_tile_slots(unsigned n);

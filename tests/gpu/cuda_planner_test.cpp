@@ -468,32 +468,37 @@ TEST(CudaPlanner, NarrowOneDimRunsTakeNarrow2d) {
 }
 
 // Typed problems whose input dim 0 stays leading take rows from 1.5 KB of input row (8 KB with
-// beta; rows_typed.cu); their tiles (forced, or below that) with rows of >= 256 elements are tiles of
-// whole rows (or, for inputs of 4 bytes and more, of even pieces of rows longer than a tile);
-// shorter rows, and 1- and 2-byte inputs with rows longer than a tile, keep the planner's
-// targets; plain problems are untouched.
+// beta and no conversion; never with beta and a conversion; rows_typed.cu); their tiles
+// (forced, or below that) with rows of >= 256 elements are tiles of whole rows (or, for inputs of
+// 4 bytes and more, of even pieces of rows longer than a tile); shorter rows, and 1- and 2-byte
+// inputs with rows longer than a tile, keep the planner's targets; dense conversions from 1- and
+// 2-byte inputs without beta take the narrow kernel's tiles (narrow_typed.cu) at its targets;
+// plain problems are untouched.
 TEST(CudaPlanner, TypedLongRowsTakeRowsOrTilesOfWholeRows) {
   const DeviceInfo dev = xpose_test::fake_h100();
   struct Case {
     std::vector<int64_t> extents;
     std::vector<int> perm;
     xpose_type_t in, out;
-    int64_t min_run;  // 0: not constrained
+    double beta;
+    int64_t min_run;  // 0: not constrained; -1: the narrow kernel's tiles
   };
   const Case cases[] = {
-      {{1351, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 1351},
-      {{1351, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F16, XPOSE_TYPE_F32, 1351},
-      {{1800, 120, 230}, {0, 2, 1}, XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 1800},
-      {{5000, 800, 10}, {0, 2, 1}, XPOSE_TYPE_F32, XPOSE_TYPE_F16, 1667},
-      {{386, 43, 59, 26}, {0, 3, 1, 2}, XPOSE_TYPE_F32, XPOSE_TYPE_F32, 386},
-      {{5000, 800, 10}, {0, 2, 1}, XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0},  // 2-byte pieces: targets
-      {{17, 17, 17, 17, 17, 17}, {0, 5, 1, 4, 3, 2}, XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0},
+      {{1351, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0, 1351},
+      {{1351, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0.5, 1351},
+      {{1800, 120, 230}, {0, 2, 1}, XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0.5, 1800},
+      {{5000, 800, 10}, {0, 2, 1}, XPOSE_TYPE_F32, XPOSE_TYPE_F16, 0, 1667},
+      {{386, 43, 59, 26}, {0, 3, 1, 2}, XPOSE_TYPE_F32, XPOSE_TYPE_F32, 1, 386},
+      {{5000, 800, 10}, {0, 2, 1}, XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0.5, 0},  // 2-byte pieces
+      {{17, 17, 17, 17, 17, 17}, {0, 5, 1, 4, 3, 2}, XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0, 0},
+      {{1351, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0, -1},
+      {{700, 206, 90}, {0, 2, 1}, XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0, -1},
   };
   for (const Case& k : cases) {
     xpose_desc_t d;
     xpose_desc_init(&d);
     d.in_type = k.in, d.out_type = k.out;
-    if (k.in == k.out) d.beta[0] = 1;  // typed without a conversion: beta
+    d.beta[0] = k.beta;
     const size_t es = k.in == XPOSE_TYPE_F32 ? 4 : 2;
     Problem p;
     ASSERT_EQ(make_problem_ex(static_cast<int>(k.extents.size()), k.extents.data(),
@@ -502,7 +507,8 @@ TEST(CudaPlanner, TypedLongRowsTakeRowsOrTilesOfWholeRows) {
     std::vector<Choice> c;
     enumerate_choices(p, dev, nullptr, &c);
     ASSERT_FALSE(c.empty());
-    const bool rows = p.extent[0] * static_cast<int64_t>(es) >= (k.in == k.out ? 8192 : 1536);
+    const int64_t row = p.extent[0] * static_cast<int64_t>(es);
+    const bool rows = k.beta == 0 ? row >= 1536 : k.in == k.out && row >= 8192;
     EXPECT_EQ(c.size() == 1 && c[0].schema == Schema::Rows, rows) << summarize(p, c[0]);
     SchemaRequest tiles;
     std::string why;
@@ -513,6 +519,7 @@ TEST(CudaPlanner, TypedLongRowsTakeRowsOrTilesOfWholeRows) {
     EXPECT_EQ(c[0].schema, Schema::FviSmall);
     for (const Choice& x : c) {
       if (is_direct(x.schema)) continue;
+      EXPECT_EQ(x.narrow, k.min_run < 0);
       EXPECT_GE(x.in_run, k.min_run);
       EXPECT_GE(x.out_run, k.min_run);
     }

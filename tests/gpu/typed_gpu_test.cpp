@@ -135,7 +135,8 @@ TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
     for (const PlanView& v : views) {
       const KernelSpec& k = v.spec;
       EXPECT_EQ(v.problem, p) << case_text(c);  // no fused view
-      EXPECT_FALSE(k.choice.narrow) << case_text(c);
+      // The narrow kernels take only the conversions narrow_typed.cu and narrow2d.cu make.
+      EXPECT_TRUE(!k.choice.narrow || xpose::detail::narrow_converts(p)) << case_text(c);
       if (is_rows(k.choice.schema)) {  // typed rows
         EXPECT_TRUE(p.typed()) << case_text(c);
         EXPECT_NE(k.choice.schema, Schema::Copy) << case_text(c);
@@ -149,6 +150,13 @@ TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
         EXPECT_TRUE(p.typed() && !p.strided && !p.reads_out()) << case_text(c);
         EXPECT_EQ(k.narrow2d.op.in_type, p.in_type) << case_text(c);
         EXPECT_EQ(k.narrow2d.op.out_type, p.out_type) << case_text(c);
+      } else if (k.choice.narrow) {  // narrow_typed.cu: whole elements, no halo rows
+        EXPECT_EQ(k.narrow.op.in_type, p.in_type) << case_text(c);
+        EXPECT_EQ(k.narrow.op.out_type, p.out_type) << case_text(c);
+        EXPECT_EQ(k.narrow.halo, 0) << case_text(c);
+        EXPECT_TRUE(!k.narrow.quad || k.narrow.deal_warp) << case_text(c);
+        EXPECT_EQ(v.align, p.elem_size) << case_text(c);
+        EXPECT_EQ(v.out_align, p.out_elem()) << case_text(c);
       } else {
         EXPECT_EQ(k.tiled.op.in_type, p.typed() ? p.in_type : XPOSE_TYPE_BYTES);
         EXPECT_EQ(k.tiled.op.out_type, p.typed() ? p.out_type : XPOSE_TYPE_BYTES);
@@ -249,18 +257,25 @@ TEST(TypedGpu, MeasurePlanningOnTypedAndStrided) {
 
 // A typed plan whose tile moves 4-byte groups keeps the same tile without groups, then the
 // general kernel, as views (no device: the fake H100); the view a pair of pointers selects is
-// the one execute launches and runs_for names (what benchmarks print).
+// the one execute launches and runs_for names (what benchmarks print). (With beta: dense
+// conversions from 1- and 2-byte inputs without it take the narrow kernel's tiles.)
 TEST(TypedPlanner, PointersOffFourBytesSelectTheUngroupedView) {
   using namespace xpose::detail;
-  struct Kind { xpose_type_t in, out; std::vector<int64_t> ext; std::vector<int> perm; };
-  const Kind kinds[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, {96, 48, 32}, {1, 2, 0}},
-                        {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, {24, 16, 24, 16}, {2, 0, 3, 1}},
-                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, {24, 16, 24, 16}, {2, 0, 3, 1}}};
+  struct Kind {
+    xpose_type_t in, out;
+    std::vector<int64_t> ext;
+    std::vector<int> perm;
+    double beta;
+  };
+  const Kind kinds[] = {{XPOSE_TYPE_F32, XPOSE_TYPE_BF16, {96, 48, 32}, {1, 2, 0}, 0},
+                        {XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, {24, 16, 24, 16}, {2, 0, 3, 1}, 0.5},
+                        {XPOSE_TYPE_F16, XPOSE_TYPE_F32, {24, 16, 24, 16}, {2, 0, 3, 1}, 0.5}};
   const auto* at = reinterpret_cast<const uint8_t*>(uintptr_t{1} << 20);
   for (const Kind& k : kinds) {
     TypedCase c;
     c.extents = k.ext, c.perm = k.perm, c.in_type = k.in, c.out_type = k.out;
     c.elem_size = type_size(k.in);
+    c.beta[0] = k.beta;
     Problem p;
     ASSERT_EQ(normalize(c, &p), XPOSE_SUCCESS);
     BackendPlanPtr plan;
