@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <vector>
 
 #include "cpu/plans.hpp"
@@ -152,13 +153,26 @@ void fill_loops(const Shape& s, const Minor& mi, TileGeometry* g) {
   output_strides(s, os);
   const int64_t eb = static_cast<int64_t>(s.eb), ieb = static_cast<int64_t>(g->in_eb);
   const int jl = mi.m - 1, il = s.perm[mi.k - 1];
+  // A loop's step in bytes: `elems` strides of `size` bytes. A loop of two or more iterations
+  // steps by at most (extent - 1) strides, whose bytes make_problem_ex bounds below 2^63; a loop
+  // of one iteration never steps, and its step may not fit (a dim of extent 1 at any stride, a
+  // segment that is a whole dim: extent x |stride|): it then takes the largest multiple of 4096
+  // of its sign, ordered among the loops as its own.
+  const auto step = [](int64_t elems, int64_t stride, int64_t size) {
+    int64_t r;
+    if (!__builtin_mul_overflow(elems, stride, &r) && !__builtin_mul_overflow(r, size, &r))
+      return r;
+    const int64_t big = std::numeric_limits<int64_t>::max() / 4096 * 4096;
+    return stride < 0 ? -big : big;
+  };
   int n = 0;
-  g->loop[n++] = {(g->j_last_extent + g->j_seg - 1) / g->j_seg, g->j_seg * is[jl] * ieb,
-                  g->j_seg * os[jl] * eb};
-  g->loop[n++] = {(g->i_last_extent + g->i_seg - 1) / g->i_seg, g->i_seg * is[il] * ieb,
-                  g->i_seg * os[il] * eb};
+  g->loop[n++] = {(g->j_last_extent + g->j_seg - 1) / g->j_seg, step(g->j_seg, is[jl], ieb),
+                  step(g->j_seg, os[jl], eb)};
+  g->loop[n++] = {(g->i_last_extent + g->i_seg - 1) / g->i_seg, step(g->i_seg, is[il], ieb),
+                  step(g->i_seg, os[il], eb)};
   for (int d = 0; d < s.rank; ++d)
-    if (!mi.in_j[d] && !mi.in_i[d]) g->loop[n++] = {s.extent[d], is[d] * ieb, os[d] * eb};
+    if (!mi.in_j[d] && !mi.in_i[d])
+      g->loop[n++] = {s.extent[d], step(1, is[d], ieb), step(1, os[d], eb)};
   int role[kMaxRank + 2];
   for (int l = 0; l < n; ++l) role[l] = l < 2 ? l : 2;
   for (int a = 1; a < n; ++a)  // insertion sort by output stride, carrying the roles
