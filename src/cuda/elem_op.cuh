@@ -124,6 +124,72 @@ __device__ __forceinline__ typename cvt::FormatOf<T>::type::Bits store_value(C v
   }
 }
 
+// Two elements of T, the first in the low bytes of x, as load_value gives them (a pair of e4m3
+// by one two-lane conversion, bf16 by shifts; the others one at a time).
+template <xpose_type_t T>
+__device__ __forceinline__ float2 load_pair(uint32_t x) {
+  using Bits = typename cvt::FormatOf<T>::type::Bits;
+  constexpr int kBits = 8 * sizeof(Bits);
+  if constexpr (T == XPOSE_TYPE_BF16) {
+    return make_float2(__uint_as_float(x << 16), __uint_as_float(x & 0xffff0000u));
+  } else if constexpr (T == XPOSE_TYPE_F8_E4M3) {
+    uint32_t h2;
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(static_cast<unsigned short>(x)));
+    float a, b;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(a) : "h"(static_cast<unsigned short>(h2)));
+    asm("cvt.f32.f16 %0, %1;" : "=f"(b) : "h"(static_cast<unsigned short>(h2 >> 16)));
+    const uint32_t nan_a = ((x & 0x80u) << 24) | 0x7fc00000u;
+    const uint32_t nan_b = ((x & 0x8000u) << 16) | 0x7fc00000u;
+    return make_float2((x & 0x7fu) == 0x7fu ? __uint_as_float(nan_a) : a,
+                       (x & 0x7f00u) == 0x7f00u ? __uint_as_float(nan_b) : b);
+  } else {
+    return make_float2(load_value<T, float>(static_cast<Bits>(x)),
+                       load_value<T, float>(static_cast<Bits>(x >> kBits)));
+  }
+}
+
+// Two floats as elements of T of 1 or 2 bytes, the first in the low bytes, as store_value gives
+// them: by one two-lane conversion for bf16, f16, e4m3 and e5m2, each lane's NaN and overflow
+// then as store_value makes them.
+template <xpose_type_t T>
+__device__ __forceinline__ uint32_t store_pair(float a, float b) {
+  using Bits = typename cvt::FormatOf<T>::type::Bits;
+  static_assert(sizeof(Bits) <= 2);
+  const uint32_t ba = __float_as_uint(a), bb = __float_as_uint(b);
+  if constexpr (T == XPOSE_TYPE_BF16 || T == XPOSE_TYPE_F16) {
+    uint32_t h2;  // the first source to the upper half
+    if constexpr (T == XPOSE_TYPE_BF16)
+      asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(h2) : "f"(b), "f"(a));
+    else
+      asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h2) : "f"(b), "f"(a));
+    constexpr uint32_t kNan = T == XPOSE_TYPE_BF16 ? 0x7fc0u : 0x7e00u;
+    const uint32_t lo =
+        (ba & 0x7fffffffu) > 0x7f800000u ? ((ba >> 16) & 0x8000u) | kNan : h2 & 0xffffu;
+    const uint32_t hi = (bb & 0x7fffffffu) > 0x7f800000u ? ((bb >> 16) & 0x8000u) | kNan : h2 >> 16;
+    return lo | (hi << 16);
+  } else if constexpr (T == XPOSE_TYPE_F8_E4M3 || T == XPOSE_TYPE_F8_E5M2) {
+    unsigned short h;  // the first source to the upper byte
+    if constexpr (T == XPOSE_TYPE_F8_E4M3)
+      asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(h) : "f"(b), "f"(a));
+    else
+      asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(h) : "f"(b), "f"(a));
+    const uint32_t sa = (ba >> 24) & 0x80u, sb = (bb >> 24) & 0x80u;
+    const float fa = fabsf(a), fb = fabsf(b);
+    uint32_t lo, hi;
+    if constexpr (T == XPOSE_TYPE_F8_E4M3) {  // NaN or past 464: NaN (!(x <= 464) holds for both)
+      lo = !(fa <= 464.0f) ? sa | 0x7fu : h & 0xffu;
+      hi = !(fb <= 464.0f) ? sb | 0x7fu : static_cast<uint32_t>(h) >> 8;
+    } else {
+      lo = fa != fa ? sa | 0x7eu : fa >= 61440.0f ? sa | 0x7cu : h & 0xffu;
+      hi = fb != fb ? sb | 0x7eu : fb >= 61440.0f ? sb | 0x7cu : static_cast<uint32_t>(h) >> 8;
+    }
+    return lo | (hi << 8);
+  } else {
+    return static_cast<uint32_t>(store_value<T, float>(a)) |
+           (static_cast<uint32_t>(store_value<T, float>(b)) << (8 * sizeof(Bits)));
+  }
+}
+
 // Whether an ElemOp scales (op.scale), where a caller knows it at compile time.
 enum class ScaleIs { Unknown, Off, On };
 
@@ -194,6 +260,20 @@ struct TypedOp {
       return store_value<Out, C>(cvt::axpby<true, false>(static_cast<C>(op.alpha[0]), xc, C{}, xc));
     else
       return store_value<Out, C>(xc);
+  }
+
+  // convert for two elements at once, the first in the low bytes of x and of the result: the
+  // same bits, by load_pair and store_pair (real types of 1 and 2 bytes; narrow_typed.cu).
+  template <ScaleIs S>
+  __device__ __forceinline__ static uint32_t convert2(const ElemOp& op, uint32_t x) {
+    static_assert(sizeof(in_t) <= 2 && sizeof(out_t) <= 2 && std::is_same_v<C, float>);
+    float2 v = load_pair<In>(x);
+    if constexpr (S == ScaleIs::On) {
+      const C a = static_cast<C>(op.alpha[0]);
+      v.x = cvt::axpby<true, false>(a, v.x, C{}, v.x);
+      v.y = cvt::axpby<true, false>(a, v.y, C{}, v.y);
+    }
+    return store_pair<Out>(v.x, v.y);
   }
 };
 

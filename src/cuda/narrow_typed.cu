@@ -49,8 +49,8 @@ template <int Bytes>
 __device__ __forceinline__ void store_bytes(bool p, uint8_t* at, const uint4& w) {
   const int q = static_cast<int>(p);
   if constexpr (Bytes == 1) {
-    asm volatile("{\n .reg .pred q;\n setp.ne.b32 q, %0, 0;\n @q st.global.u8 [%1], %2;\n}" ::"r"(q),
-                 "l"(at), "r"(w.x));
+    asm volatile("{\n .reg .pred q;\n setp.ne.b32 q, %0, 0;\n @q st.global.u8 [%1], %2;\n}" ::
+                     "r"(q), "l"(at), "r"(w.x));
   } else if constexpr (Bytes == 2) {
     asm volatile("{\n .reg .pred q;\n setp.ne.b32 q, %0, 0;\n @q st.global.u16 [%1], %2;\n}" ::
                      "r"(q), "l"(at), "h"(static_cast<unsigned short>(w.x)));
@@ -113,16 +113,25 @@ class ConvertStore {
   __device__ __forceinline__ static uint8_t* real(const uint8_t* at) {
     return reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(at) / ES * EO);
   }
-  // The first N elements of x converted, packed from the low bytes of the result.
+  // The first N elements of x converted, packed from the low bytes of the result: two at a time
+  // (convert2: two-lane conversions) into outputs of 1 and 2 bytes.
   template <int N, xpose_type_t In, xpose_type_t Out, ScaleIs S>
   __device__ __forceinline__ uint4 convert(Pair<In, Out, S>, uint64_t x) const {
     using Op = TypedOp<In, Out>;
     uint32_t o[4] = {0, 0, 0, 0};
+    if constexpr (EO <= 2 && N % 2 == 0) {
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      const auto e = static_cast<typename Op::in_t>(x >> (8 * ES * i));
-      const uint32_t y = Op::template convert<S>(op_, e);
-      o[(8 * EO * i) / 32] |= y << ((8 * EO * i) % 32);
+      for (int i = 0; i < N / 2; ++i) {
+        const uint32_t y = Op::template convert2<S>(op_, static_cast<uint32_t>(x >> (16 * ES * i)));
+        o[(16 * EO * i) / 32] |= y << ((16 * EO * i) % 32);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        const auto e = static_cast<typename Op::in_t>(x >> (8 * ES * i));
+        const uint32_t y = Op::template convert<S>(op_, e);
+        o[(8 * EO * i) / 32] |= y << ((8 * EO * i) % 32);
+      }
     }
     return make_uint4(o[0], o[1], o[2], o[3]);
   }

@@ -103,6 +103,41 @@ TEST(NarrowTypedGpu, EveryPairEverySchemaAnyOffset) {
   }
 }
 
+// Every input value (all 65536 of a 2-byte type, each 1-byte value 256 times), NaNs, infinities,
+// subnormals and overflow included, through quads and gathered tiles to every output type,
+// scaled and not, against the reference bit for bit (convert2's two-lane conversions and their
+// NaN and overflow fix-ups, the single conversions of partial words).
+TEST(NarrowTypedGpu, EveryInputValue) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("NarrowTypedGpu.EveryInputValue"));
+  int runs = 0, gathered = 0;
+  for (const xpose_type_t a : kIns)
+    for (const xpose_type_t b : kOuts)
+      for (const double alpha : {1.0, -1.5})
+        for (const char* schema : {"tiled", "packed", "packed-split"}) {
+          if (a == b && alpha == 1) continue;  // plain
+          TypedCase c;
+          c.extents = {64, 4, 256}, c.perm = {2, 1, 0};  // 65536 elements, three dims
+          c.in_type = a, c.out_type = b, c.elem_size = type_size(a);
+          c.alpha[0] = alpha;
+          std::vector<uint8_t> in(65536 * c.elem_size);
+          for (size_t i = 0; i < 65536; ++i)
+            for (size_t k = 0; k < c.elem_size; ++k)
+              in[i * c.elem_size + k] = static_cast<uint8_t>(i >> (8 * k));
+          std::string desc;
+          const xpose_status_t st = check_typed(c, schema, 0, rng, &desc, &in);
+          if (st != XPOSE_SUCCESS && std::string(schema) != "tiled") continue;  // not this shape
+          ASSERT_EQ(st, XPOSE_SUCCESS) << case_text(c);
+          EXPECT_NE(desc.find(" narrow"), std::string::npos) << desc;
+          ++runs;
+          gathered += std::string(schema) != "tiled";
+          if (HasFailure()) return;
+        }
+  std::printf("%d runs of every input value, %d in gathered tiles\n", runs, gathered);
+  EXPECT_GE(runs - gathered, 36);
+  EXPECT_GE(gathered, 36);
+}
+
 // Gathered typed tiles realigned (RawRows::Never: evenly spaced rows, by table, padded rows),
 // which heuristic plans rarely take since raw rows fit most small tiles: every gathered candidate
 // of odd shapes, launched directly at element offsets of both pointers.
