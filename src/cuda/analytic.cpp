@@ -254,10 +254,11 @@ void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice
   finish_cost(dev, mem, instr, wavefronts, terms, c);
 }
 
-// Alignment (bytes, gcd with 128) of the output rows' starts.
+// Alignment (bytes, gcd with 128) of the output rows' starts (output strides in output
+// elements: a conversion's output is not of the input's size).
 static int64_t row_align(const Geometry& g) {
   int64_t a = 128;
-  for (int k = 1; k < g.rank; ++k) a = gcd_pow2(a, g.s_out[k] * g.esize);
+  for (int k = 1; k < g.rank; ++k) a = gcd_pow2(a, g.s_out[k] * g.out_esize);
   return a;
 }
 
