@@ -212,10 +212,10 @@ void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice
   const double mem = tile_memory(g, dev, T, resident, c, &terms, merge);
   // The grids of small tiles, with more blocks an SM (params.hpp kNarrowSmallBlocks): where
   // build_narrow takes raw rows (Choice::raw_rows: they fit), and where it realigns them (1-byte
-  // gathered tiles; plain 1-byte quads without the deal warp, whose shared memory may grow by
-  // halo rows: typed quads always have it). The cost stays three blocks': the narrow trees
-  // fitted on those launches ranked the four-block build's candidates as well as a refit on it
-  // (session 37, docs/perf/model-h200.md).
+  // gathered tiles; 1-byte quads without the deal warp, whose shared memory may grow by halo
+  // rows). The cost stays three blocks': the narrow trees fitted on those launches ranked the
+  // four-block build's candidates as well as a refit on it (session 37,
+  // docs/perf/model-h200.md).
   const int64_t bytes = T.volume * g.esize;
   const auto small_grid = [&](int64_t smem) {
     const int n = std::min(kNarrowSmallBlocks, narrow_resident(dev, dev.narrow_four_regs, smem));
@@ -229,8 +229,8 @@ void cost_narrow(const Geometry& g, const DeviceInfo& dev, const Tile& T, Choice
   c->realigned_grid = c->grid;
   if (g.esize == 1 && T.overlap && bytes < kNarrowGatheredFourBlockBytes)
     c->realigned_grid = small_grid(T.smem_bytes);
-  if (g.esize == 1 && !T.overlap && bytes <= kNarrowQuadFourBlockBytes && g.p->plain() &&
-      !narrow_deal_warp(true, g.esize, T.in_run * g.esize))
+  if (g.esize == 1 && !T.overlap && bytes <= kNarrowQuadFourBlockBytes &&
+      !narrow_deal_warp(true, g.esize, T.in_run * g.esize, !g.p->plain()))
     c->realigned_grid = small_grid(T.smem_bytes + narrow_halo_smem_bytes(T.in_run * g.esize));
   const int64_t rows = T.volume / T.in_run, spans = T.volume / T.out_run;
   const int64_t chunks = rows * ceil_div(T.in_run * g.esize, kNarrowChunk);

@@ -95,30 +95,39 @@ constexpr bool kHardwareStore =
     std::is_same_v<C, float> && (T == XPOSE_TYPE_BF16 || T == XPOSE_TYPE_F16 ||
                                  T == XPOSE_TYPE_F8_E4M3 || T == XPOSE_TYPE_F8_E5M2);
 
+// store_value's bits of f32 v in T (bf16, f16, e4m3 or e5m2) from `h`, the hardware's rounding of
+// v to T: NaNs canonical with the sign kept; fp8 overflow as convert.hpp makes it.
+template <xpose_type_t T>
+__device__ __forceinline__ uint32_t fix_rounded(float v, uint32_t h) {
+  const uint32_t b = __float_as_uint(v);
+  const bool nan = (b & 0x7fffffffu) > 0x7f800000u;
+  if constexpr (T == XPOSE_TYPE_BF16 || T == XPOSE_TYPE_F16) {
+    constexpr uint32_t kNan = T == XPOSE_TYPE_BF16 ? 0x7fc0u : 0x7e00u;
+    return nan ? ((b >> 16) & 0x8000u) | kNan : h;
+  } else {
+    const uint32_t sign = (b >> 24) & 0x80u;
+    const float a = fabsf(v);
+    if constexpr (T == XPOSE_TYPE_F8_E4M3) return nan || a > 464.0f ? sign | 0x7fu : h;
+    else return nan ? sign | 0x7eu : a >= 61440.0f ? sign | 0x7cu : h;
+  }
+}
+
 template <xpose_type_t T, class C>
 __device__ __forceinline__ typename cvt::FormatOf<T>::type::Bits store_value(C v) {
   if constexpr (kHardwareStore<T, C> && (T == XPOSE_TYPE_BF16 || T == XPOSE_TYPE_F16)) {
-    const uint32_t b = __float_as_uint(v);
-    const bool nan = (b & 0x7fffffffu) > 0x7f800000u;
     unsigned short h;
     if constexpr (T == XPOSE_TYPE_BF16)
       asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
     else
       asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
-    constexpr uint32_t kNan = T == XPOSE_TYPE_BF16 ? 0x7fc0u : 0x7e00u;
-    return static_cast<uint16_t>(nan ? ((b >> 16) & 0x8000u) | kNan : h);
+    return static_cast<uint16_t>(fix_rounded<T>(v, h));
   } else if constexpr (kHardwareStore<T, C>) {  // fp8
-    const uint32_t b = __float_as_uint(v), sign = (b >> 24) & 0x80u;
-    const bool nan = (b & 0x7fffffffu) > 0x7f800000u;
-    const float a = fabsf(v);
     unsigned short h;
-    if constexpr (T == XPOSE_TYPE_F8_E4M3) {
+    if constexpr (T == XPOSE_TYPE_F8_E4M3)
       asm("cvt.rn.satfinite.e4m3x2.f32 %0, %2, %1;" : "=h"(h) : "f"(v), "f"(0.0f));
-      return static_cast<uint8_t>(nan || a > 464.0f ? sign | 0x7fu : h & 0xffu);
-    } else {
+    else
       asm("cvt.rn.satfinite.e5m2x2.f32 %0, %2, %1;" : "=h"(h) : "f"(v), "f"(0.0f));
-      return static_cast<uint8_t>(nan ? sign | 0x7eu : a >= 61440.0f ? sign | 0x7cu : h & 0xffu);
-    }
+    return static_cast<uint8_t>(fix_rounded<T>(v, h & 0xffu));
   } else {
     return cvt::store_from<T, C>(v);
   }
@@ -149,41 +158,27 @@ __device__ __forceinline__ float2 load_pair(uint32_t x) {
 }
 
 // Two floats as elements of T of 1 or 2 bytes, the first in the low bytes, as store_value gives
-// them: by one two-lane conversion for bf16, f16, e4m3 and e5m2, each lane's NaN and overflow
-// then as store_value makes them.
+// them: by one two-lane conversion for bf16, f16, e4m3 and e5m2, each lane then fixed up as
+// store_value does (fix_rounded).
 template <xpose_type_t T>
 __device__ __forceinline__ uint32_t store_pair(float a, float b) {
   using Bits = typename cvt::FormatOf<T>::type::Bits;
   static_assert(sizeof(Bits) <= 2);
-  const uint32_t ba = __float_as_uint(a), bb = __float_as_uint(b);
   if constexpr (T == XPOSE_TYPE_BF16 || T == XPOSE_TYPE_F16) {
     uint32_t h2;  // the first source to the upper half
     if constexpr (T == XPOSE_TYPE_BF16)
       asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(h2) : "f"(b), "f"(a));
     else
       asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h2) : "f"(b), "f"(a));
-    constexpr uint32_t kNan = T == XPOSE_TYPE_BF16 ? 0x7fc0u : 0x7e00u;
-    const uint32_t lo =
-        (ba & 0x7fffffffu) > 0x7f800000u ? ((ba >> 16) & 0x8000u) | kNan : h2 & 0xffffu;
-    const uint32_t hi = (bb & 0x7fffffffu) > 0x7f800000u ? ((bb >> 16) & 0x8000u) | kNan : h2 >> 16;
-    return lo | (hi << 16);
+    return fix_rounded<T>(a, h2 & 0xffffu) | (fix_rounded<T>(b, h2 >> 16) << 16);
   } else if constexpr (T == XPOSE_TYPE_F8_E4M3 || T == XPOSE_TYPE_F8_E5M2) {
     unsigned short h;  // the first source to the upper byte
     if constexpr (T == XPOSE_TYPE_F8_E4M3)
       asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(h) : "f"(b), "f"(a));
     else
       asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(h) : "f"(b), "f"(a));
-    const uint32_t sa = (ba >> 24) & 0x80u, sb = (bb >> 24) & 0x80u;
-    const float fa = fabsf(a), fb = fabsf(b);
-    uint32_t lo, hi;
-    if constexpr (T == XPOSE_TYPE_F8_E4M3) {  // NaN or past 464: NaN (!(x <= 464) holds for both)
-      lo = !(fa <= 464.0f) ? sa | 0x7fu : h & 0xffu;
-      hi = !(fb <= 464.0f) ? sb | 0x7fu : static_cast<uint32_t>(h) >> 8;
-    } else {
-      lo = fa != fa ? sa | 0x7eu : fa >= 61440.0f ? sa | 0x7cu : h & 0xffu;
-      hi = fb != fb ? sb | 0x7eu : fb >= 61440.0f ? sb | 0x7cu : static_cast<uint32_t>(h) >> 8;
-    }
-    return lo | (hi << 8);
+    const uint32_t h2 = h;
+    return fix_rounded<T>(a, h2 & 0xffu) | (fix_rounded<T>(b, h2 >> 8) << 8);
   } else {
     return static_cast<uint32_t>(store_value<T, float>(a)) |
            (static_cast<uint32_t>(store_value<T, float>(b)) << (8 * sizeof(Bits)));

@@ -133,8 +133,7 @@ void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Ti
   const int kw = static_cast<int>(4 * es);
   const int k = continuing_grid(g, T, c.c, T.out_run, np->grid, np->n_grid);
   const int64_t halo_smem = narrow_halo_smem_bytes(T.in_run * es);
-  // Typed tiles (narrow_typed.cu) take no halo rows, and their quads the deal warp (their
-  // only instantiations).
+  // Typed tiles (narrow_typed.cu) take no halo rows (their quads' only instantiation has none).
   if (np->quad && es == 1 && p.plain() && T.out_align % kw != 0 && k >= 0 &&
       rd.runs >= kNarrowHaloRows && wr.full >= 2 * kw &&
       np->smem_bytes + halo_smem <= kNarrowMaxSmemBytes) {
@@ -145,8 +144,7 @@ void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Ti
     np->raw_bytes += kNarrowHaloRows * np->raw_pitch;
     np->smem_bytes += static_cast<int32_t>(halo_smem);
   }
-  np->deal_warp =
-      narrow_deal_warp(np->quad != 0, es, rd.full) || (np->quad && !p.plain()) ? 1 : 0;
+  np->deal_warp = narrow_deal_warp(np->quad != 0, es, rd.full, !p.plain()) ? 1 : 0;
 }
 
 }  // namespace

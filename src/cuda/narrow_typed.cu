@@ -44,7 +44,7 @@ template <xpose_type_t In, xpose_type_t Out, ScaleIs S>
 struct Pair {};
 
 // N x EO bytes (N = 1, 2 or 4 elements) at a multiple of that size, where `p`: predicated
-// stores, as narrow_write.cuh's store_if (no branch around them).
+// stores, no branch around them (4 and 8 bytes: narrow_write.cuh's store_if).
 template <int Bytes>
 __device__ __forceinline__ void store_bytes(bool p, uint8_t* at, const uint4& w) {
   const int q = static_cast<int>(p);
@@ -54,13 +54,8 @@ __device__ __forceinline__ void store_bytes(bool p, uint8_t* at, const uint4& w)
   } else if constexpr (Bytes == 2) {
     asm volatile("{\n .reg .pred q;\n setp.ne.b32 q, %0, 0;\n @q st.global.u16 [%1], %2;\n}" ::
                      "r"(q), "l"(at), "h"(static_cast<unsigned short>(w.x)));
-  } else if constexpr (Bytes == 4) {
-    asm volatile("{\n .reg .pred q;\n setp.ne.b32 q, %0, 0;\n @q st.global.b32 [%1], %2;\n}" ::
-                     "r"(q), "l"(at), "r"(w.x));
-  } else if constexpr (Bytes == 8) {
-    asm volatile(
-        "{\n .reg .pred q;\n setp.ne.b32 q, %0, 0;\n @q st.global.v2.b32 [%1], {%2, %3};\n}" ::
-            "r"(q), "l"(at), "r"(w.x), "r"(w.y));
+  } else if constexpr (Bytes == 4 || Bytes == 8) {
+    store_if(p, at, make_uint2(w.x, w.y), Bytes == 8);
   } else {
     static_assert(Bytes == 16);
     asm volatile(

@@ -184,10 +184,11 @@ constexpr int narrow_block_threads(bool deal_warp) {
 // slowest, 0.76x, with 8 % more DRAM traffic; docs/perf/narrow-h200.md, session 35). 2-byte
 // quads always take it (session 34: 1.07x).
 inline constexpr int kNarrowDealWarpRowBytes1 = 64;
-// Whether a narrow tile takes the deal warp (NarrowParams::deal_warp): quads of 2 bytes, and of
-// 1 byte with rows (input runs) of fewer than kNarrowDealWarpRowBytes1 bytes.
-constexpr bool narrow_deal_warp(bool quad, int64_t es, int64_t row_bytes) {
-  return quad && (es == 2 || row_bytes < kNarrowDealWarpRowBytes1);
+// Whether a narrow tile takes the deal warp (NarrowParams::deal_warp): quads of 2 bytes, of 1
+// byte with rows (input runs) of fewer than kNarrowDealWarpRowBytes1 bytes, and typed quads
+// (narrow_typed.cu: their only instantiation).
+constexpr bool narrow_deal_warp(bool quad, int64_t es, int64_t row_bytes, bool typed) {
+  return quad && (typed || es == 2 || row_bytes < kNarrowDealWarpRowBytes1);
 }
 inline constexpr int kNarrowHaloRows = 4;  // quads' halo rows: a unit (NarrowParams::halo)
 // Gathered tiles: a row's dims before the output-fastest one f hold P elements, so a group's

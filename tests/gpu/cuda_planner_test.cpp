@@ -358,7 +358,7 @@ TEST(CudaPlanner, SmallNarrowTilesRunFourBlocksAnSm) {
           EXPECT_EQ(c.realigned_grid, four_grid);
           if (quad) {
             EXPECT_LE(bytes, kNarrowQuadFourBlockBytes);
-            EXPECT_FALSE(narrow_deal_warp(true, 1, c.in_run));
+            EXPECT_FALSE(narrow_deal_warp(true, 1, c.in_run, false));
             ++quads;
           } else {
             EXPECT_LT(bytes, kNarrowGatheredFourBlockBytes);
