@@ -107,7 +107,8 @@ __device__ __forceinline__ uint32_t fix_rounded(float v, uint32_t h) {
   } else {
     const uint32_t sign = (b >> 24) & 0x80u;
     const float a = fabsf(v);
-    if constexpr (T == XPOSE_TYPE_F8_E4M3) return nan || a > 464.0f ? sign | 0x7fu : h;
+    // E4M3: NaN, or past 464 (halfway between 448 and the NaN code): !(a <= 464) holds for both.
+    if constexpr (T == XPOSE_TYPE_F8_E4M3) return !(a <= 464.0f) ? sign | 0x7fu : h;
     else return nan ? sign | 0x7eu : a >= 61440.0f ? sign | 0x7cu : h;
   }
 }
