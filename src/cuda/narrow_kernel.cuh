@@ -55,6 +55,20 @@ struct RowEntry {
   int32_t shared;  // raw rows (NarrowParams::raw_rows): the row's offset in a raw buffer
 };
 
+// The rows' bytes as the realignment reads them from the raw buffers: the input's own (plain
+// loads), or its elements converted to the tile's (narrow_loads.cu's ConvertLoad: f32 inputs in
+// tiles of their output's fp8 elements, 2^kLog2 input bytes a tile byte). chunk(row, k, shift):
+// the tile's 16 bytes k of the row whose raw copy starts at `row`, its first byte `shift` bytes
+// in.
+struct PlainLoad {
+  static constexpr int kLog2 = 0;
+  __device__ __forceinline__ explicit PlainLoad(const NarrowParams&) {}
+  __device__ __forceinline__ uint4 chunk(const uint8_t* row, int k, int shift) const {
+    const uint4* c = reinterpret_cast<const uint4*>(row) + k;
+    return realign16(c[0], c[1], shift);
+  }
+};
+
 // Write phases (NarrowParams::quad, n_tab and raw_rows; raw rows always have a table).
 enum class Write { Quads, Evenly, Table, Raw };
 
@@ -74,14 +88,16 @@ __device__ __forceinline__ FastDiv32 device_div(uint32_t d) {
 // outside [in, in_end) (the tensor's two ends) move their bytes inside it one by one.
 // `valid(r, entry)`: whether row r is in this tile. Ends: the tile is away from the tensor's
 // ends (std::true_type), or not (std::false_type: every chunk is checked), or CheckEnds: tested
-// here. (cells.cu's rows load their chunks the same way.)
+// here. L: the input's elements are 2^L times the tile's (narrow loads, Ld::kLog2: the rows'
+// offsets and lengths in the tile's bytes are scaled to the input's). (cells.cu's rows load their
+// chunks the same way.)
 struct CheckEnds {};
-template <class Ends, bool kRaw = false, class Valid>
+template <class Ends, bool kRaw = false, int L = 0, class Valid>
 __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_t* in,
                                              const uint8_t* in_end, int64_t tile_in,
                                              const RowEntry* rows, const TileBase& b,
                                              uint8_t* raw, Valid valid, int positions) {
-  const int len = run_bytes(p.rd, b);
+  const int len = run_bytes(p.rd, b) << L;
   const uint8_t* tile = in + tile_in;
   bool clear;
   if constexpr (std::is_same_v<Ends, CheckEnds>)
@@ -93,7 +109,7 @@ __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_
     const int r = static_cast<int>(p.raw_div.div(static_cast<uint32_t>(i)));
     const int at = (i - r * p.raw_per_row) * kNarrowChunk;
     const RowEntry e = rows[r];
-    const uint8_t* first = tile + e.global;
+    const uint8_t* first = tile + (e.global << L);
     const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
     if (!valid(r, e) || at >= shift + len) continue;
     const uint8_t* src = first - shift + at;
@@ -116,7 +132,7 @@ __device__ __forceinline__ void load_rows_as(const NarrowParams& p, const uint8_
 // rows by prefix (their first run_bytes(wr) / ES) and a loop for tiles away from the tensor's
 // ends, without checks; the others test each row's coordinates, and the ends in the loop (split
 // like the quads', the gathered write phases ran 3-4 % slower: session 16).
-template <int ES, Write W>
+template <int ES, Write W, int L>
 __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* in,
                                           const uint8_t* in_end, int64_t tile_in,
                                           const RowEntry* rows, const TileBase& b,
@@ -125,10 +141,11 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
     const int prefix = run_bytes(p.wr, b) / ES;
     const auto valid = [prefix](int r, const RowEntry&) { return r < prefix; };
     if (tile_in >= 16 && tile_in + p.in_reach <= p.in_bytes)
-      load_rows_as<std::true_type>(p, in, in_end, tile_in, rows, b, raw, valid, p.raw_positions);
+      load_rows_as<std::true_type, false, L>(p, in, in_end, tile_in, rows, b, raw, valid,
+                                             p.raw_positions);
     else
-      load_rows_as<std::false_type>(p, in, in_end, tile_in, rows, b, raw, valid,
-                                    p.raw_positions);
+      load_rows_as<std::false_type, false, L>(p, in, in_end, tile_in, rows, b, raw, valid,
+                                              p.raw_positions);
     // The halo rows: the tile before's last rows (whole), into raw rows rd.runs and on.
     if (halo)
       load_rows_as<CheckEnds>(p, in, in_end, tile_in - p.halo_in_step,
@@ -138,8 +155,8 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
                               kNarrowHaloRows * p.raw_per_row);
   } else {
     const auto valid = [&b](int, const RowEntry& e) { return inside(e.coord, b); };
-    load_rows_as<CheckEnds, W == Write::Raw>(p, in, in_end, tile_in, rows, b, raw, valid,
-                                             p.raw_positions);
+    load_rows_as<CheckEnds, W == Write::Raw, L>(p, in, in_end, tile_in, rows, b, raw, valid,
+                                                p.raw_positions);
   }
   asm volatile("cp.async.commit_group;\n" ::);
 }
@@ -151,18 +168,19 @@ __device__ __forceinline__ void load_rows(const NarrowParams& p, const uint8_t* 
 // Column words (quads, realign_quad_rows): lanes on consecutive rows at one chunk, each chunk's
 // four words to four column words, the lanes' rows side by side in each (no conflict): `n` rows
 // from row0 on (rows[0 ..] their entries, raw rows from `raw`, the first `valid` in the tile).
-__device__ __forceinline__ void realign_quad_rows(const NarrowParams& p, uintptr_t tile, int len,
-                                                  const RowEntry* rows, const uint8_t* raw,
-                                                  int n, const FastDiv32& by_n, int row0,
-                                                  int valid, uint8_t* data) {
+template <class Ld>
+__device__ __forceinline__ void realign_quad_rows(const Ld& ld, const NarrowParams& p,
+                                                  uintptr_t tile, int len, const RowEntry* rows,
+                                                  const uint8_t* raw, int n, const FastDiv32& by_n,
+                                                  int row0, int valid, uint8_t* data) {
   const int column_bytes = 4 * p.column_words;
   const int positions = n * p.rd.per_run;
   for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
     const int k = static_cast<int>(by_n.div(static_cast<uint32_t>(i)));
     const int r = i - k * n;
     if (r >= valid || 16 * k >= len) continue;
-    const uint4* src = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch) + k;
-    const uint4 v = realign16(src[0], src[1], static_cast<int>((tile + rows[r].global) & 15));
+    const uint4 v = ld.chunk(raw + r * p.raw_pitch, k,
+                             static_cast<int>((tile + (rows[r].global << Ld::kLog2)) & 15));
     uint8_t* dst = data + column_word(p, 4 * k, row0 + r);
     *reinterpret_cast<uint32_t*>(dst) = v.x;
     *reinterpret_cast<uint32_t*>(dst + column_bytes) = v.y;
@@ -171,8 +189,8 @@ __device__ __forceinline__ void realign_quad_rows(const NarrowParams& p, uintptr
   }
 }
 
-template <int ES, Write W>
-__device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_t* in,
+template <int ES, Write W, class Ld>
+__device__ __forceinline__ void realign_rows(const Ld& ld, const NarrowParams& p, const uint8_t* in,
                                              int64_t tile_in, const RowEntry* rows,
                                              const TileBase& b, const uint8_t* raw,
                                              uint8_t* data, bool halo) {
@@ -180,11 +198,11 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
   const uintptr_t tile = reinterpret_cast<uintptr_t>(in) + tile_in;
   const int positions = p.rd.runs * p.rd.per_run;
   if constexpr (W == Write::Quads) {
-    realign_quad_rows(p, tile, len, rows, raw, p.rd.runs, p.rows_div, 0,
+    realign_quad_rows(ld, p, tile, len, rows, raw, p.rd.runs, p.rows_div, 0,
                       run_bytes(p.wr, b) / ES, data);
     // The halo rows into the padding rows before row 0 (the unit before the first).
     if (halo)
-      realign_quad_rows(p, tile - p.halo_in_step, len, rows + p.rd.runs - kNarrowHaloRows,
+      realign_quad_rows(ld, p, tile - p.halo_in_step, len, rows + p.rd.runs - kNarrowHaloRows,
                         raw + p.rd.runs * p.raw_pitch, kNarrowHaloRows,
                         device_div(kNarrowHaloRows), -kNarrowHaloRows, kNarrowHaloRows, data);
     return;
@@ -193,11 +211,11 @@ __device__ __forceinline__ void realign_rows(const NarrowParams& p, const uint8_
   const auto realign = [&](auto padded) {
     for (int i = threadIdx.x; i < positions; i += kNarrowThreads) {
       const int r = static_cast<int>(p.rd.div.div(static_cast<uint32_t>(i)));
-      const int at = (i - r * p.rd.per_run) * kNarrowChunk;
+      const int k = i - r * p.rd.per_run, at = k * kNarrowChunk;
       const RowEntry e = rows[r];
       if (!inside(e.coord, b) || at >= len) continue;
-      const uint4* c = reinterpret_cast<const uint4*>(raw + r * p.raw_pitch + at);
-      const uint4 v = realign16(c[0], c[1], static_cast<int>((tile + e.global) & 15));
+      const uint4 v = ld.chunk(raw + r * p.raw_pitch, k,
+                               static_cast<int>((tile + (e.global << Ld::kLog2)) & 15));
       uint32_t y0 = v.x, y1 = v.y, y2 = v.z, y3 = v.w;
       if (rot & 1) {
         const uint32_t t = y0;
@@ -255,13 +273,18 @@ __device__ __forceinline__ void deal_after(const NarrowParams& p, TileOrder& ord
 // instantiation of its own: in the others, the halo's work cost 1 % (H100, session 25).
 // kBlocks: the blocks an SM the launch bounds keep registers for (params.hpp kNarrowSmallBlocks).
 // St: the write phases' store policy (narrow_write.cuh PlainStore; narrow_typed.cu's
-// ConvertStore, whose `out` is the output as a tensor of ES-byte elements).
+// ConvertStore, whose `out` is the output as a tensor of ES-byte elements). Ld: the load policy
+// (PlainLoad; narrow_loads.cu's ConvertLoad, whose input elements are 2^Ld::kLog2 x ES bytes:
+// the tile's offsets, in ES-byte elements, scaled to the input's bytes where loads use them).
 template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false,
-          int kBlocks = kNarrowBlocks, class St = PlainStore>
+          int kBlocks = kNarrowBlocks, class St = PlainStore, class Ld = PlainLoad>
 __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kBlocks)
     narrow_kernel(const __grid_constant__ NarrowParams p, const uint8_t* __restrict__ in,
                   uint8_t* __restrict__ out, const TileDeal deal) {
   const St st(p);
+  const Ld ld(p);
+  constexpr int L = Ld::kLog2;
+  static_assert(L == 0 || (W != Write::Raw && !kHalo), "converting loads realign their rows");
   extern __shared__ uint4 smem_raw[];
   // Raw buffers of raw_bytes: two, or three with raw rows (no `data`: data_bytes is 0).
   constexpr int kBuffers = W == Write::Raw ? 3 : 2;
@@ -312,7 +335,7 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kBlocks)
   TileInfo b;
   if (t < p.num_tiles) {
     b = tile_info<ES, W, kHalo>(p, t);
-    if (mover) load_rows<ES, W>(p, in, in_end, b.in * ES, rows, b, raw, kHalo && b.halo);
+    if (mover) load_rows<ES, W, L>(p, in, in_end, (b.in * ES) << L, rows, b, raw, kHalo && b.halo);
     if (dealer) {
       order.start(deal, p.num_tiles);
       deal_after<ES, W, kHalo>(p, order, later, ahead, t, 0);
@@ -342,8 +365,8 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kBlocks)
       nb = ahead[s];
       if (!kDealWarp && dealer) deal_after<ES, W, kHalo>(p, order, later, ahead, next, s ^ 1);
       if (mover)
-        load_rows<ES, W>(p, in, in_end, nb.in * ES, rows, nb, raw + next_buf * p.raw_bytes,
-                         kHalo && nb.halo);
+        load_rows<ES, W, L>(p, in, in_end, (nb.in * ES) << L, rows, nb,
+                            raw + next_buf * p.raw_bytes, kHalo && nb.halo);
       asm volatile("cp.async.wait_group 1;\n" ::);
     } else {
       asm volatile("cp.async.wait_group 0;\n" ::);
@@ -360,7 +383,7 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kBlocks)
         asm volatile("bar.arrive %0, %1;\n" ::"n"(kDealtBarrier), "n"(kThreads) : "memory");
       }
       if (mover) {
-        realign_rows<ES, W>(p, in, b.in * ES, rows, b, raw + buf * p.raw_bytes, data,
+        realign_rows<ES, W>(ld, p, in, (b.in * ES) << L, rows, b, raw + buf * p.raw_bytes, data,
                             kHalo && b.halo);
         if constexpr (W == Write::Quads)
           place_quads<ES>(p, out, b.out * ES, run_bytes(p.rd, b) / ES, run_bytes(p.wr, b),
@@ -397,7 +420,7 @@ __global__ void __launch_bounds__(narrow_block_threads(kDealWarp), kBlocks)
 // on these launches only (over 2 x grid tiles of 16 KB: ~13 MB and more); others make the launch
 // alone.
 template <int ES, int G, Write W, bool kHalo = false, bool kDealWarp = false,
-          int kBlocks = kNarrowBlocks, class St = PlainStore>
+          int kBlocks = kNarrowBlocks, class St = PlainStore, class Ld = PlainLoad>
 cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
                        cudaStream_t stream, unsigned grid, int device) {
   TileDeal deal{};
@@ -409,7 +432,7 @@ cudaError_t launch_one(const NarrowParams& p, const uint8_t* in, uint8_t* out,
     if (capture == cudaStreamCaptureStatusNone)
       deal = tile_deal_claim(device, deal_tickets(p.num_tiles, grid));
   }
-  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W, kHalo, kDealWarp, kBlocks, St>,
+  const cudaError_t e = launch_kernel(&narrow_kernel<ES, G, W, kHalo, kDealWarp, kBlocks, St, Ld>,
                                       grid, narrow_block_threads(kDealWarp),
                                       static_cast<unsigned>(p.smem_bytes), stream, p, in, out,
                                       deal);
