@@ -60,6 +60,7 @@ NarrowKernel narrow_instance() {
 
 xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* in, void* out,
                              void* stream, unsigned grid, int device) {
+  if (p.in_log2 > 0) return launch_narrow_loads(p, in, out, stream, grid, device);
   if (p.op.in_type != XPOSE_TYPE_BYTES)
     return launch_narrow_typed(p, in, out, stream, grid, device);
   const auto s = static_cast<cudaStream_t>(stream);
@@ -85,6 +86,7 @@ int narrow_kernel_setup(int ordinal, int* four_regs) {
     tile_deal_setup(ordinal, static_cast<unsigned long long*>(counters));
   cudaGetLastError();
   narrow_typed_setup();
+  narrow_loads_setup();
   constexpr auto Quads = Write::Quads;
   constexpr int k4 = kNarrowSmallBlocks, g1 = kGatheredBlocks<1>, g2 = kGatheredBlocks<2>;
   const NarrowKernel kernels[] = {narrow_instance<1, 1, Quads>(),

@@ -101,9 +101,12 @@ void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Ti
   np->quad = T.overlap ? 0 : 1;
   np->pitch = static_cast<int32_t>(T.pitch);
   np->raw_rows = raw ? 1 : 0;
-  np->raw_pitch = static_cast<int32_t>(narrow_raw_pitch(T.in_run * es));
+  // Converting loads: the raw rows in the input's bytes (in_log2), which the loads scale to.
+  const int L = g.in_log2;
+  np->in_log2 = L;
+  np->raw_pitch = static_cast<int32_t>(narrow_raw_pitch(T.in_run * es, L));
   np->raw_bytes = rd.runs * np->raw_pitch;
-  np->raw_per_row = static_cast<int32_t>(ceil_div(rd.full + 15, kNarrowChunk));
+  np->raw_per_row = static_cast<int32_t>(ceil_div((int64_t{rd.full} << L) + 15, kNarrowChunk));
   np->raw_positions = rd.runs * np->raw_per_row;
   np->raw_div = FastDiv32::make(static_cast<uint32_t>(np->raw_per_row));
   np->rows_div = FastDiv32::make(static_cast<uint32_t>(rd.runs));
@@ -119,7 +122,7 @@ void build_layout(const Problem& p, const Choice& c, const Geometry& g, const Ti
   // The input bytes of a tile past its base: its farthest row's envelope.
   int64_t reach = 0;
   for (int k = 0; k < p.rank; ++k) reach += (T.t[k] - 1) * g.s_in[k] * es;
-  np->in_reach = reach + rd.full + 32;
+  np->in_reach = ((reach + rd.full) << L) + 32;
   np->in_bytes = p.bytes();
   np->out_bytes = p.out_bytes();
   np->op = elem_op(p);
@@ -208,7 +211,7 @@ int64_t narrow_gather_wavefronts(const NarrowParams& np, int es) {
 }
 
 void build_narrow(const Problem& p, const Choice& c, NarrowParams* np, RawRows rule) {
-  const Geometry g = geometry(p);
+  const Geometry g = narrow_geometry(p);
   Tile T;
   make_tile(g, c.a, c.ta, c.c, c.tc, &T, TileKind::Narrow);
   *np = NarrowParams{};
@@ -218,7 +221,7 @@ void build_narrow(const Problem& p, const Choice& c, NarrowParams* np, RawRows r
   // where they would meet more often, with the first row dim a chunk further apart. (Session
   // 36, H200: skews of 1-7 chunks let 22 of 241 gathered problems more take raw rows, 20 of
   // them with one chunk; 1-byte problems of new seeds ran 1.17x against 1.15x without.)
-  if (np->quad || np->row_break || rule == RawRows::Never) return;
+  if (np->quad || np->row_break || np->in_log2 || rule == RawRows::Never) return;
   double most = 0;
   for (int skew = 0; skew < 2; ++skew) {
     NarrowParams raw{};
@@ -247,6 +250,19 @@ bool narrow_converts(const Problem& p) {
   };
   return p.typed() && !p.strided && !p.reads_out() && narrow(p.in_type) &&
          (narrow(p.out_type) || p.out_type == XPOSE_TYPE_F32);
+}
+
+// planner.hpp. From f32 to fp8 these tiles ran 1.07-1.16x tiled.cu's typed tiles by geometric
+// mean on cutt-random and fresh problems; to bf16 and f16, 0.95-1.06x, so those keep the typed
+// tiles (their raw rows of f32 halve the tiles that fit; H200, session 44,
+// docs/perf/typed-h100.md).
+bool narrow_loads(const Problem& p) {
+  return p.typed() && !p.strided && !p.reads_out() && p.in_type == XPOSE_TYPE_F32 &&
+         (p.out_type == XPOSE_TYPE_F8_E4M3 || p.out_type == XPOSE_TYPE_F8_E5M2);
+}
+
+Geometry cuda_tile::narrow_geometry(const Problem& p) {
+  return geometry(p, narrow_loads(p) ? 2 : 0);
 }
 
 // Plain elements of 4 bytes and more whose one-dim runs fill a warp (wide2d.cu), perm[0] != 0.

@@ -263,6 +263,11 @@ struct NarrowParams {
   // modulo 16, narrow_plan.cpp), T the tile's input address modulo 16, its aligned chunks
   // copied from the chunk boundary there; three raw buffers and no `data` (one barrier a tile).
   int32_t raw_rows = 0;
+  // Converting loads (narrow_plan.cpp narrow_loads: f32 inputs in tiles of their output's fp8
+  // elements, narrow_loads.cu): log2 of the input bytes a tile byte (2); the raw buffers hold the
+  // input's bytes (raw_pitch, raw_per_row, raw_positions, in_reach, in_bytes in them). 0: the
+  // input's elements are the tile's.
+  int32_t in_log2 = 0;
   int32_t raw_pitch = 0;   // bytes per raw row: the envelope of a row, and 16 more
   int32_t raw_bytes = 0;   // of one raw buffer (two of them lead the shared memory; raw rows: 3)
   int32_t raw_per_row = 0;    // 16-byte chunks of a row's envelope, at most

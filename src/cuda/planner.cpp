@@ -77,9 +77,10 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   // Elements of 1 and 2 bytes stage their tiles in the narrow kernel, the others in tiled.cu;
   // so do the dense conversions from them that narrow_typed.cu makes (narrow_converts: 1.19-1.41x
   // the typed tiles by geometric mean on cutt-random and fresh problems, H200, session 43,
-  // docs/perf/typed-h100.md); other non-plain problems take tiled.cu (the narrow kernel moves
-  // bytes of dense tensors).
-  const bool narrow = g.esize <= 2 && (p.plain() || narrow_converts(p));
+  // docs/perf/typed-h100.md), and those from f32 that its loads make (narrow_loads: planned in
+  // the output's elements, for_each_choice); other non-plain problems take tiled.cu (the narrow
+  // kernel moves bytes of dense tensors).
+  const bool narrow = g.esize <= 2 && (p.plain() || narrow_converts(p) || g.in_log2 > 0);
   int64_t in_targets[kRunTargets], out_targets[kRunTargets];
   int n_in = 0;
   if (narrow) {
@@ -289,6 +290,14 @@ bool rows_take(const Problem& p, const SchemaRequest* req) {
   return !p.converts() && row >= kRowsMinBytesBeta;
 }
 
+// Whether the conversions the narrow kernel's loads make (narrow_loads) take its tiles: all but 2D
+// problems in L2, which keep the typed tiles (there the narrow tiles, few and large, ran
+// 0.69-0.98x on 6 of 24 fresh-middle problems graph-replayed, where those of higher rank ran
+// 0.96-1.57x; above L2, 2D ones ran 0.96-1.12x; H200, session 44, docs/perf/typed-h100.md).
+bool loads_narrow(const Problem& p, const DeviceInfo& dev) {
+  return narrow_loads(p) && !(p.rank == 2 && l2_resident(p, dev));
+}
+
 // Hands every candidate to sink(Choice&), analytic predictions, in the order ties rank.
 template <class Sink>
 void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req,
@@ -315,7 +324,10 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     // no tile fits: its scattered accesses ran at 0.1-0.25 of copy on large tensors, which
     // the analytic model predicts well above that.
     const bool forced = req && req->mask == static_cast<unsigned>(Schema::Direct);
-    const int tiles = p.rank >= 2 && !forced ? tiled_choices(g, dev, req, sink) : 0;
+    const int tiles =
+        p.rank >= 2 && !forced
+            ? tiled_choices(loads_narrow(p, dev) ? narrow_geometry(p) : g, dev, req, sink)
+            : 0;
     if (allowed(req, Schema::Direct) && (tiles == 0 || direct_fits(p))) {
       Choice c = direct_choice(g, dev);
       sink(c);
@@ -351,9 +363,13 @@ const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool us
 // 1- or 2-byte elements, or a conversion from them that the narrow kernel makes: ranked as its
 // plain twin's tiles) on `dev`, when asked for and fitted on tensors of p's size; else null.
 const Regression* narrow_model(const Problem& p, const DeviceInfo& dev, bool use_regression) {
-  if (!use_regression || p.elem_size > 2 || !(p.plain() || narrow_converts(p))) return nullptr;
+  const bool narrow =
+      (p.elem_size <= 2 && (p.plain() || narrow_converts(p))) || loads_narrow(p, dev);
+  if (!use_regression || !narrow) return nullptr;
   const Regression* model = process_models().find(dev.arch, dev.name);
-  return model && model->covers_narrow(static_cast<double>(p.bytes())) ? model : nullptr;
+  // Converting loads: the size of the plain twin the trees rank (the output's elements).
+  const int64_t bytes = narrow_loads(p) ? p.out_bytes() : p.bytes();
+  return model && model->covers_narrow(static_cast<double>(bytes)) ? model : nullptr;
 }
 
 // Narrow tiles predicted alike (a tile that is memory-bound as quads and as gathered writes,

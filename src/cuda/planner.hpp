@@ -139,6 +139,10 @@ int64_t narrow_gather_wavefronts(const NarrowParams& np, int es);
 // narrow2d.cu's): dense, without beta, from a floating type of 1 or 2 bytes to one of those or
 // to f32, scaled or not (narrow_plan.cpp).
 bool narrow_converts(const Problem& p);
+// Typed problems the narrow kernel's converting loads make (narrow_loads.cu): dense, without
+// beta, from f32 to e4m3 or e5m2, scaled or not; planned as tiles of the output's 1-byte
+// elements (tile_shape.hpp narrow_geometry).
+bool narrow_loads(const Problem& p);
 // Whether narrow2d.cu takes the Tiled candidates (narrow ones, or typed ones of the conversions it
 // makes) whose input run ends in input dim a and output run in output dim c, and its block
 // (narrow_plan.cpp).

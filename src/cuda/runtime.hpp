@@ -63,6 +63,11 @@ xpose_status_t launch_narrow(const NarrowParams& p, int elem_size, const void* i
 // for them: pointers that are multiples of their element sizes.
 xpose_status_t launch_narrow_typed(const NarrowParams& p, const void* in, void* out,
                                    void* stream, unsigned grid, int device);
+// The narrow kernel's converting loads (p.in_log2 > 0: f32 inputs in tiles of their output's
+// fp8 elements, narrow_loads.cu), launch_narrow's for them: pointers that are multiples of
+// their element sizes.
+xpose_status_t launch_narrow_loads(const NarrowParams& p, const void* in, void* out,
+                                   void* stream, unsigned grid, int device);
 // Narrow 2D tiles (elements of `elem_size` 1 or 2 bytes; any pointers): enqueue only.
 xpose_status_t launch_narrow2d(const Narrow2dParams& p, int elem_size, const void* in, void* out,
                                void* stream, unsigned grid);
@@ -89,8 +94,10 @@ xpose_status_t launch_general(const GeneralParams& p, const void* in, void* out,
 // counters (tile_deal.hpp); returns the most registers per thread of its instantiations, and in
 // *four_regs the most of those that may launch kNarrowSmallBlocks blocks an SM.
 int narrow_kernel_setup(int ordinal, int* four_regs);
-// The typed instantiations' shared-memory opt-in (narrow_typed.cu; narrow_kernel_setup's).
+// The typed instantiations' shared-memory opt-in (narrow_typed.cu, narrow_loads.cu;
+// narrow_kernel_setup's).
 void narrow_typed_setup();
+void narrow_loads_setup();
 // Tests only: how many slots of the tile counters' table narrow launches share (tile_deal.hpp;
 // all of them by default), or 0: tiles round-robin, as captured launches take them.
 void narrow_tile_slots(unsigned n);

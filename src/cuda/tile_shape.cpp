@@ -110,12 +110,12 @@ bool make_tile(const Geometry& g, int a, int64_t ta, int c, int64_t tc, Tile* ti
     }
     T.pitch = narrow_pitch(row_bytes);
     T.smem_elems = 0;
-    T.smem_bytes = 2 * rows * narrow_raw_pitch(T.in_run * g.esize) +
+    T.smem_bytes = 2 * rows * narrow_raw_pitch(T.in_run * g.esize, g.in_log2) +
                    narrow_data_bytes(rows, T.in_run * g.esize, T.pitch, !T.overlap) +
                    16 * (rows + T.volume / T.out_run) +
                    (T.overlap ? ceil_div(2 * T.out_run, 16) * 16
                               : 64 * ceil_div(T.volume / T.out_run, 4));
-    T.raw_smem_bytes = T.overlap && T.run_pad_dim < 0
+    T.raw_smem_bytes = T.overlap && T.run_pad_dim < 0 && g.in_log2 == 0
                            ? narrow_raw_rows_smem(narrow_raw_strides(g, T, a, 0, nullptr), rows,
                                                   T.volume / T.out_run, T.out_run)
                            : 0;
@@ -192,11 +192,12 @@ int continuing_grid(const Geometry& g, const Tile& T, int c, int64_t out_run,
   return k < n_grid && grid[k].in_step == g.s_in[next] && grid[k].out_step == out_run ? k : -1;
 }
 
-Geometry geometry(const Problem& p) {
+Geometry geometry(const Problem& p, int in_log2) {
   Geometry g;
   g.p = &p;
   g.rank = p.rank;
-  g.esize = static_cast<int>(p.elem_size);
+  g.esize = static_cast<int>(p.elem_size) >> in_log2;
+  g.in_log2 = in_log2;
   g.out_esize = static_cast<int>(p.out_elem());
   g.s_in = p.input().stride;
   g.s_out = p.output_strides();

@@ -26,13 +26,21 @@ struct Geometry {
   int rank = 0;
   int esize = 0;      // bytes of an input element (shared memory holds input elements)
   int out_esize = 0;  // bytes of an output element (typed problems may convert)
+  // Narrow tiles of converting loads (narrow_plan.cpp narrow_geometry): the input's elements
+  // are 2^in_log2 x esize bytes (esize is the tile's: the output's); 0 otherwise.
+  int in_log2 = 0;
   int out_pos[kMaxRank];  // input dim k is output dim out_pos[k]
   // gcd(128, byte strides of the dims from j on), input order and output order (j = 0..rank):
   // what the start of a span that ends before dim j is aligned to, whatever the tile.
   int64_t in_tail_align[kMaxRank + 1], out_tail_align[kMaxRank + 1];
 };
 
-Geometry geometry(const Problem& p);
+// in_log2 > 0: the input taken as elements of 2^-in_log2 times their size (Geometry::in_log2).
+Geometry geometry(const Problem& p, int in_log2 = 0);
+// The geometry the narrow kernel plans `p` in: geometry(p), or for the conversions its loads
+// make (planner.hpp narrow_loads), the input taken as elements of the output's size
+// (narrow_plan.cpp).
+Geometry narrow_geometry(const Problem& p);
 
 // A tile: per input dimension its tile extent, plus the derived quantities of the model.
 // make_tile sets every field (planning reuses one Tile for all candidates).
@@ -86,6 +94,12 @@ inline int64_t narrow_padded_row_bytes(int64_t run_bytes, int64_t row_break) {
 // rows read distinct banks).
 inline int64_t narrow_raw_pitch(int64_t run_bytes) {
   return (ceil_div(run_bytes + 15, 16) + 1) / 2 * 32 + 16;
+}
+// ... of a row of `run_bytes` in the tile whose input elements are 2^in_log2 times the tile's
+// (Geometry::in_log2): converting loads read 2^in_log2 chunks and one more for each 16 bytes of
+// the tile's row.
+inline int64_t narrow_raw_pitch(int64_t run_bytes, int in_log2) {
+  return narrow_raw_pitch(in_log2 > 0 ? ceil_div(run_bytes, 16) * 16 << in_log2 : run_bytes);
 }
 // The shared memory a quad tile's halo rows add (NarrowParams::halo): kNarrowHaloRows raw rows
 // in each of its two raw buffers.

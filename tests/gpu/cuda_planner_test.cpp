@@ -471,9 +471,9 @@ TEST(CudaPlanner, NarrowOneDimRunsTakeNarrow2d) {
 // beta and no conversion; never with beta and a conversion; rows_typed.cu); their tiles
 // (forced, or below that) with rows of >= 256 elements are tiles of whole rows (or, for inputs of
 // 4 bytes and more, of even pieces of rows longer than a tile); shorter rows, and 1- and 2-byte
-// inputs with rows longer than a tile, keep the planner's targets; dense conversions from 1- and
-// 2-byte inputs without beta take the narrow kernel's tiles (narrow_typed.cu) at its targets;
-// plain problems are untouched.
+// inputs with rows longer than a tile, keep the planner's targets; dense conversions without beta
+// from 1- and 2-byte inputs, and from f32 to fp8, take the narrow kernel's tiles
+// (narrow_typed.cu, narrow_loads.cu) at its targets; plain problems are untouched.
 TEST(CudaPlanner, TypedLongRowsTakeRowsOrTilesOfWholeRows) {
   const DeviceInfo dev = xpose_test::fake_h100();
   struct Case {
@@ -493,6 +493,8 @@ TEST(CudaPlanner, TypedLongRowsTakeRowsOrTilesOfWholeRows) {
       {{17, 17, 17, 17, 17, 17}, {0, 5, 1, 4, 3, 2}, XPOSE_TYPE_F32, XPOSE_TYPE_BF16, 0, 0},
       {{1351, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F16, XPOSE_TYPE_F32, 0, -1},
       {{700, 206, 90}, {0, 2, 1}, XPOSE_TYPE_BF16, XPOSE_TYPE_F8_E4M3, 0, -1},
+      {{300, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F32, XPOSE_TYPE_F8_E4M3, 0, -1},
+      {{300, 206, 90}, {0, 2, 1}, XPOSE_TYPE_F32, XPOSE_TYPE_F8_E5M2, 0.5, 300},
   };
   for (const Case& k : cases) {
     xpose_desc_t d;

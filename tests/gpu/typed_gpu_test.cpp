@@ -135,8 +135,13 @@ TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
     for (const PlanView& v : views) {
       const KernelSpec& k = v.spec;
       EXPECT_EQ(v.problem, p) << case_text(c);  // no fused view
-      // The narrow kernels take only the conversions narrow_typed.cu and narrow2d.cu make.
-      EXPECT_TRUE(!k.choice.narrow || xpose::detail::narrow_converts(p)) << case_text(c);
+      // The narrow kernels take only the conversions narrow_typed.cu, narrow_loads.cu and
+      // narrow2d.cu make; converting loads only in the narrow kernel's tiles.
+      const bool loads = xpose::detail::narrow_loads(p);
+      EXPECT_TRUE(!k.choice.narrow || xpose::detail::narrow_converts(p) || loads) << case_text(c);
+      if (k.choice.narrow && !k.choice.narrow2d && !k.choice.cells)
+        EXPECT_EQ(k.narrow.in_log2, loads ? (p.out_elem() == 2 ? 1 : 2) : 0) << case_text(c);
+      EXPECT_FALSE(loads && k.choice.narrow2d) << case_text(c);
       if (is_rows(k.choice.schema)) {  // typed rows
         EXPECT_TRUE(p.typed()) << case_text(c);
         EXPECT_NE(k.choice.schema, Schema::Copy) << case_text(c);
