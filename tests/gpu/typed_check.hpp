@@ -256,4 +256,50 @@ inline TypedCase random_case(xpose_type_t in, xpose_type_t out, size_t elem_size
   return c;
 }
 
+// A dense case of types a -> b (no strides, no beta), rank 2-5, volume up to ~max_volume; alpha
+// -1.5 or 0.75 where the types are equal (else the problem is plain), random otherwise (the
+// narrow kernel's typed tiles: narrow_typed_gpu_test.cpp, narrow_loads_gpu_test.cpp).
+inline TypedCase dense_case(xpose_type_t a, xpose_type_t b, int64_t max_volume,
+                            std::mt19937_64& rng) {
+  TypedCase c = random_case(a, b, 0, max_volume, rng);
+  while (c.extents.size() < 2) {
+    c.extents.push_back(2 + static_cast<int64_t>(rng() % 60));
+    c.perm.push_back(static_cast<int>(c.perm.size()));
+  }
+  std::shuffle(c.perm.begin(), c.perm.end(), rng);
+  c.in_strides.clear();
+  c.out_strides.clear();
+  c.beta[0] = 0;
+  c.alpha[0] = a == b || rng() % 2 ? (rng() % 2 ? -1.5 : 0.75) : 1;
+  return c;
+}
+
+// The first view's kernel block of `c` planned by the backend (forced to `schema` unless null),
+// as check_typed plans it.
+inline bool first_view_spec(const TypedCase& c, const char* schema,
+                            xpose::detail::KernelSpec* spec) {
+  AnyPlan plan;
+  if (make_any_plan(c, schema, false, &plan, case_text(c)) != XPOSE_SUCCESS) return false;
+  const std::vector<xpose::detail::PlanView> views = xpose::detail::cuda_plan_views(*plan.backend);
+  if (views.empty()) return false;
+  *spec = views.front().spec;
+  return true;
+}
+
+// `c` planned (forced to `schema` unless null) and checked with each pointer at a random multiple
+// of its element size within 16 bytes: false where the schema does not apply to the shape (the
+// heuristic plan must apply), else the plan's description in *desc and its first view's block in
+// *spec.
+inline bool check_at_any_offset(const TypedCase& c, const char* schema, std::mt19937_64& rng,
+                                std::string* desc, xpose::detail::KernelSpec* spec) {
+  const size_t ia = c.in_elem(), oa = c.out_elem();
+  const size_t in_shift = ia * (rng() % (16 / ia)), out_shift = oa * (rng() % (16 / oa));
+  if (check_typed(c, schema, in_shift, rng, desc, nullptr, false, out_shift) != XPOSE_SUCCESS) {
+    EXPECT_NE(schema, nullptr) << case_text(c);
+    return false;
+  }
+  EXPECT_TRUE(first_view_spec(c, schema, spec)) << case_text(c);
+  return true;
+}
+
 }  // namespace xpose_test
