@@ -38,12 +38,15 @@ int wavefronts(const uint32_t* at, int lanes) {
 }  // namespace
 
 int cell_dims(const Problem& p) {
-  if (!p.plain() || p.elem_size > 2 || p.rank < 3) return 0;
+  if (!(p.plain() || narrow_converts(p)) || p.elem_size > 2 || p.rank < 3) return 0;
   const auto es = static_cast<int64_t>(p.elem_size);
   int most = 0;
   for (int k = 1; k < p.rank; ++k) {
     most = std::max(most, p.perm[k - 1]);
     if (most != k - 1) continue;  // output dims 0..k-1 are not input dims 0..k-1
+    // Typed rows (k = 1) keep the narrow kernel's tiles: converted in rows_kernel, widening
+    // pairs ran 0.65-0.8x of them (f16 -> f32, e4m3 -> bf16 on cutt-random; H200, session 44).
+    if (k == 1 && !p.plain()) continue;
     const int64_t elems = cell_elems_of(p, k);
     // Cells on words whose other dims stay in order (fused into one) may be smaller (params.hpp).
     const bool tiny = k >= 2 && p.rank == k + 1 && elems * es % 4 == 0;
@@ -198,6 +201,7 @@ void build_cells(const Problem& p, const Choice& c, CellParams* cp) {
   cp->num_cells = p.volume / c.in_run;
   cp->num_tiles = c.num_tiles;
   cp->in_bytes = p.bytes();
+  cp->op = elem_op(p);
   cp->cells = FastDiv32::make(static_cast<uint32_t>(cp->cell_bytes));
   cp->n_grid = 0;
   for (int i = k; i < p.rank; ++i) {

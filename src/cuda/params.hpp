@@ -464,6 +464,10 @@ struct CellParams {
   FastDiv32 cells;          // cell_bytes
   int64_t num_cells = 0, num_tiles = 0;
   int64_t in_bytes = 0;     // the input's size: loads never leave it
+  // Typed cells (in_type not BYTES: dense conversions from floating types of 1 and 2 bytes
+  // without beta, narrow_plan.cpp narrow_converts): the stores convert (cells_typed.cu); the
+  // cells, slots and table are the input's, in its bytes.
+  ElemOp op;
   // The walk over cells in the output's order (tile_walk.cuh, a tile per cell: the output's
   // dims after the cell's; steps in elements).
   int32_t slot_tile[2] = {1, 1};

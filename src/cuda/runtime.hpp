@@ -75,9 +75,14 @@ xpose_status_t launch_narrow2d(const Narrow2dParams& p, int elem_size, const voi
 // `smem_bytes` of dynamic shared memory (thin2d_smem_bytes): enqueue only.
 xpose_status_t launch_thin2d(const Narrow2dParams& p, int elem_size, const void* in, void* out,
                              void* stream, unsigned grid, unsigned smem_bytes);
-// Cells (plain elements of `elem_size` 1 or 2 bytes; any pointers): enqueue only.
+// Cells (plain elements of `elem_size` 1 or 2 bytes; any pointers; typed cells, p.op not
+// plain, go to launch_cells_typed): enqueue only.
 xpose_status_t launch_cells(const CellParams& p, int elem_size, const void* in, void* out,
                             void* stream, unsigned grid);
+// Typed cells (p.op converts or scales: cells_typed.cu), launch_cells' for them: pointers that
+// are multiples of their element sizes.
+xpose_status_t launch_cells_typed(const CellParams& p, const void* in, void* out, void* stream,
+                                  unsigned grid);
 // Wide 2D tiles (plain elements of 2^log2_elem = 4, 8 or 16 bytes moved in pieces of
 // 2^log2_piece, the widest both pointers allow): enqueue only.
 xpose_status_t launch_wide2d(const Narrow2dParams& p, int log2_elem, int log2_piece,

@@ -155,6 +155,12 @@ TEST(TypedPlanner, NonPlainProblemsNeverReachPlainPaths) {
         EXPECT_TRUE(p.typed() && !p.strided && !p.reads_out()) << case_text(c);
         EXPECT_EQ(k.narrow2d.op.in_type, p.in_type) << case_text(c);
         EXPECT_EQ(k.narrow2d.op.out_type, p.out_type) << case_text(c);
+      } else if (k.choice.cells) {  // cells_typed.cu: the conversions of narrow_typed.cu
+        EXPECT_TRUE(xpose::detail::narrow_converts(p)) << case_text(c);
+        EXPECT_EQ(k.cells.op.in_type, p.in_type) << case_text(c);
+        EXPECT_EQ(k.cells.op.out_type, p.out_type) << case_text(c);
+        EXPECT_EQ(v.align, p.elem_size) << case_text(c);
+        EXPECT_EQ(v.out_align, p.out_elem()) << case_text(c);
       } else if (k.choice.narrow) {  // narrow_typed.cu: whole elements, no halo rows
         EXPECT_EQ(k.narrow.op.in_type, p.in_type) << case_text(c);
         EXPECT_EQ(k.narrow.op.out_type, p.out_type) << case_text(c);
