@@ -1,6 +1,7 @@
-// The cells' kernels (params.hpp CellParams): plain 1- and 2-byte problems whose first k >= 2 input dims are
-// the output's first k in another order, so that a cell (those dims whole) is one contiguous
-// stretch of either tensor and the problem is a permutation of cells, each transposed inside.
+// The cells' kernels (params.hpp CellParams): plain 1- and 2-byte problems whose first k >= 2
+// input dims are the output's first k in another order, so that a cell (those dims whole) is one
+// contiguous stretch of either tensor and the problem is a permutation of cells, each transposed
+// inside.
 // The narrow kernel took them as packed or packed-split tiles at 0.3-0.6 of a copy on the H200
 // ((16, 16, 16, 16, 256) perm (1, 0, 3, 2, 4) 2 B at 0.34), its tiles' runs cut at the cells'
 // edges; these tiles ran 122 such problems 1.53x faster by geometric mean (0.83-3.28x; session
