@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "cuda/convert_store.cuh"
 #include "cuda/elem_op.cuh"
 #include "cuda/elem_types.cuh"
 #include "cuda/narrow_kernel.cuh"
@@ -20,19 +21,16 @@
 namespace xpose::detail {
 namespace {
 
-// A type tag: the output type and alpha's test.
-template <xpose_type_t Out, ScaleIs S>
-struct To {};
-
 // The load policy (narrow_kernel.cuh PlainLoad's interface) of f32 inputs in tiles of fp8
-// elements: 4 input bytes a tile byte. The output type (e4m3 or e5m2) and alpha's test are a
-// number the conversion switches on (uniform across the grid).
+// elements: 4 input bytes a tile byte. The output type (NarrowFloat<1>'s a or b: e4m3, e5m2)
+// and alpha's test are a number the conversion switches on (uniform across the grid), as
+// convert_store.cuh's stores do.
 class ConvertLoad {
  public:
   static constexpr int kLog2 = 2;
   __device__ __forceinline__ explicit ConvertLoad(const NarrowParams& p)
       : op_(p.op),
-        code_((p.op.scale ? 1 : 0) | (p.op.out_type == XPOSE_TYPE_F8_E5M2 ? 2 : 0)) {}
+        code_((p.op.scale ? 1 : 0) | (p.op.out_type == NarrowFloat<1>::b ? 2 : 0)) {}
 
   // The tile's 16 bytes k of a row: its 16 f32 elements, from 4 x k chunks on, realigned, as
   // TypedOp<F32, Out>::convert<S> gives them (an unscaled f32 goes to the store as it is:
@@ -49,19 +47,19 @@ class ConvertLoad {
       f[4 * i + 2] = __uint_as_float(v.z), f[4 * i + 3] = __uint_as_float(v.w);
       lo = hi;
     }
-    constexpr auto E4M3 = XPOSE_TYPE_F8_E4M3, E5M2 = XPOSE_TYPE_F8_E5M2;
+    constexpr auto F32 = XPOSE_TYPE_F32, A = NarrowFloat<1>::a, B = NarrowFloat<1>::b;
     constexpr ScaleIs kOff = ScaleIs::Off, kOn = ScaleIs::On;
     switch (code_) {
-      case 0: return convert(To<E4M3, kOff>{}, f);
-      case 1: return convert(To<E4M3, kOn>{}, f);
-      case 2: return convert(To<E5M2, kOff>{}, f);
-      default: return convert(To<E5M2, kOn>{}, f);
+      case 0: return convert(Pair<F32, A, kOff>{}, f);
+      case 1: return convert(Pair<F32, A, kOn>{}, f);
+      case 2: return convert(Pair<F32, B, kOff>{}, f);
+      default: return convert(Pair<F32, B, kOn>{}, f);
     }
   }
 
  private:
   template <xpose_type_t Out, ScaleIs S>
-  __device__ __forceinline__ uint4 convert(To<Out, S>, float* f) const {
+  __device__ __forceinline__ uint4 convert(Pair<XPOSE_TYPE_F32, Out, S>, float* f) const {
     if constexpr (S == ScaleIs::On) {
       const float a = static_cast<float>(op_.alpha[0]);
 #pragma unroll

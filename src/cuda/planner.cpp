@@ -292,9 +292,10 @@ bool rows_take(const Problem& p, const SchemaRequest* req) {
 
 // Whether the conversions the narrow kernel's loads make (narrow_loads) take its tiles: all but 2D
 // problems in L2, which keep the typed tiles (there the narrow tiles, few and large, ran
-// 0.69-0.98x on 6 of 24 fresh-middle problems graph-replayed, where those of higher rank ran
-// 0.96-1.57x; above L2, 2D ones ran 0.96-1.12x; H200, session 44, docs/perf/typed-h100.md).
-bool loads_narrow(const Problem& p, const DeviceInfo& dev) {
+// 0.69-1.00x, 0.90 by geometric mean, on the 7 such of 24 fresh-middle problems graph-replayed,
+// where those of higher rank ran 0.96-1.57x; above L2, 2D ones ran 0.96-1.12x; H200, session 44,
+// docs/perf/typed-h100.md).
+bool takes_narrow_loads(const Problem& p, const DeviceInfo& dev) {
   return narrow_loads(p) && !(p.rank == 2 && l2_resident(p, dev));
 }
 
@@ -326,7 +327,7 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     const bool forced = req && req->mask == static_cast<unsigned>(Schema::Direct);
     const int tiles =
         p.rank >= 2 && !forced
-            ? tiled_choices(loads_narrow(p, dev) ? narrow_geometry(p) : g, dev, req, sink)
+            ? tiled_choices(takes_narrow_loads(p, dev) ? narrow_geometry(p) : g, dev, req, sink)
             : 0;
     if (allowed(req, Schema::Direct) && (tiles == 0 || direct_fits(p))) {
       Choice c = direct_choice(g, dev);
@@ -364,7 +365,7 @@ const Regression* ranking_model(const Problem& p, const DeviceInfo& dev, bool us
 // plain twin's tiles) on `dev`, when asked for and fitted on tensors of p's size; else null.
 const Regression* narrow_model(const Problem& p, const DeviceInfo& dev, bool use_regression) {
   const bool narrow =
-      (p.elem_size <= 2 && (p.plain() || narrow_converts(p))) || loads_narrow(p, dev);
+      (p.elem_size <= 2 && (p.plain() || narrow_converts(p))) || takes_narrow_loads(p, dev);
   if (!use_regression || !narrow) return nullptr;
   const Regression* model = process_models().find(dev.arch, dev.name);
   // Converting loads: the size of the plain twin the trees rank (the output's elements).
