@@ -67,13 +67,13 @@ bool check_side(const TileDim* dims, int n, int volume, int threads, const TileS
 using xpose_test::problem;
 
 // Calls visit(p, c, tiled parameter block, description) for every tile-kernel candidate (not
-// rows, narrow, 2D tiles, cells or direct) of the problem.
+// rows, narrow, 2D tiles or direct) of the problem.
 template <class Visit>
 void for_each_tiled(const Problem& p, const DeviceInfo& dev, Visit visit) {
   std::vector<Choice> all;
   enumerate_choices(p, dev, nullptr, &all);
   for (const Choice& c : all) {
-    if (is_rows(c.schema) || c.narrow || c.narrow2d || c.cells || is_direct(c.schema)) continue;
+    if (is_rows(c.schema) || c.narrow || c.narrow2d || is_direct(c.schema)) continue;
     KernelSpec spec;
     build_spec(p, c, &spec);
     visit(c, spec.tiled, p.to_string() + ": " + summarize(p, c));

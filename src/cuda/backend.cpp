@@ -383,9 +383,9 @@ xpose_status_t plan_view(const Problem& q, size_t align, const DeviceInfo& dev,
   const auto keep = [&](const Choice& c) {
     build_spec(q, c, &v->spec);
     // Row and direct kernels choose their width at execute time; the narrow kernels (narrow.cu
-    // and those whose choices carry its tile's prediction: narrow2d, thin2d) and cells.cu (any
-    // element size) take any pointers.
-    const bool tile = !(is_rows(v->spec) || is_direct(v->spec) || c.narrow || c.cells);
+    // and those whose choices carry its tile's prediction: narrow2d, thin2d, cells) take any
+    // pointers.
+    const bool tile = !(is_rows(v->spec) || is_direct(v->spec) || c.narrow);
     v->align = tile ? align : 1;
     v->out_align = 0;  // as align
     // rows_typed.cu and the narrow kernels' typed tiles (narrow_typed.cu, narrow2d.cu): whole

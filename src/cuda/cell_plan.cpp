@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuda/analytic.hpp"
 #include "cuda/planner.hpp"
 #include "cuda/tile_shape.hpp"
 
@@ -39,7 +38,7 @@ int wavefronts(const uint32_t* at, int lanes) {
 }  // namespace
 
 int cell_dims(const Problem& p) {
-  if (!(p.plain() || narrow_converts(p)) || p.rank < 3) return 0;
+  if (!(p.plain() || narrow_converts(p)) || p.elem_size > 2 || p.rank < 3) return 0;
   const auto es = static_cast<int64_t>(p.elem_size);
   int most = 0;
   for (int k = 1; k < p.rank; ++k) {
@@ -47,8 +46,7 @@ int cell_dims(const Problem& p) {
     if (most != k - 1) continue;  // output dims 0..k-1 are not input dims 0..k-1
     // Typed rows (k = 1) keep the narrow kernel's tiles: converted in rows_kernel, widening
     // pairs ran 0.65-0.8x of them (f16 -> f32, e4m3 -> bf16 on cutt-random; H200, session 44).
-    // Rows of 4 bytes and more take rows.cu.
-    if (k == 1 && (!p.plain() || es > 2)) continue;
+    if (k == 1 && !p.plain()) continue;
     const int64_t elems = cell_elems_of(p, k);
     // Cells on words whose other dims stay in order (fused into one) may be smaller (params.hpp).
     const bool tiny = k >= 2 && p.rank == k + 1 && elems * es % 4 == 0;
@@ -59,10 +57,6 @@ int cell_dims(const Problem& p) {
     return k;
   }
   return 0;
-}
-
-bool takes_cells(const Problem& p, const DeviceInfo& dev) {
-  return cell_dims(p) > 0 && (p.elem_size <= 2 || analytic::l2_resident(p, dev));
 }
 
 namespace {
@@ -99,7 +93,7 @@ struct CellSample {
         for (int l = 0; l < acc.lanes; ++l) {
           const uint32_t t = 4 * (k0 + l) + m, q = t / cb, b = t - q * cb;
           acc.cell[l] = q;
-          acc.src[l] = cell_source(cp, b / es) * es + b % es;  // a word of a wider element
+          acc.src[l] = cell_source(cp, b / es) * es;
         }
         writes.push_back(acc);
       }

@@ -1,8 +1,7 @@
-// The cells' kernels (params.hpp CellParams): plain problems whose first k >= 2 input dims are
-// the output's first k in another order, so that a cell (those dims whole) is one contiguous
-// stretch of either tensor and the problem is a permutation of cells, each transposed inside.
-// Elements of 1 and 2 bytes, and of 4, 8 and 16 where both tensors fit in L2 (planner.hpp
-// takes_cells; there a word the writes store is one shared load from its element's entry).
+// The cells' kernels (params.hpp CellParams): plain 1- and 2-byte problems whose first k >= 2
+// input dims are the output's first k in another order, so that a cell (those dims whole) is one
+// contiguous stretch of either tensor and the problem is a permutation of cells, each transposed
+// inside.
 // The narrow kernel took them as packed or packed-split tiles at 0.3-0.6 of a copy on the H200
 // ((16, 16, 16, 16, 256) perm (1, 0, 3, 2, 4) 2 B at 0.34), its tiles' runs cut at the cells'
 // edges; these tiles ran 122 such problems 1.53x faster by geometric mean (0.83-3.28x; session
@@ -99,14 +98,11 @@ __device__ __forceinline__ uint32_t gather(uint32_t table, uint32_t data, const 
 }
 
 // The whole word at byte b (a multiple of 4) of a cell that starts on a word: its elements'
-// table entries are one aligned 4- or 8-byte load; of elements of 4 bytes and more, the word is
-// one shared load from its element's entry.
+// table entries are one aligned 4- or 8-byte load.
 template <int ES>
 __device__ __forceinline__ uint32_t gather_aligned(uint32_t table, uint32_t slot, int b) {
   const uint32_t t = table + 2 * static_cast<uint32_t>(b / ES);
-  if constexpr (ES >= 4) {
-    return load_shared<4>(slot + load_shared<2>(t) + static_cast<uint32_t>(b % ES));
-  } else if constexpr (ES == 2) {
+  if constexpr (ES == 2) {
     uint32_t e;
     asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(e) : "r"(t));
     return load_shared<2>(slot + (e & 0xFFFFu)) | load_shared<2>(slot + (e >> 16)) << 16;
@@ -393,14 +389,12 @@ __global__ void __launch_bounds__(kCellThreads, kCellBlocksPerSm)
   }
 }
 
-// Rows (k = 1) have elements of 1 and 2 bytes (cell_plan.cpp cell_dims).
 template <int ES, int G, class St = PlainCellStore>
 cudaError_t launch_one(const CellParams& p, const uint8_t* in, uint8_t* out, cudaStream_t stream,
                        unsigned grid) {
-  if constexpr (ES <= 2)
-    if (p.rows)
-      return launch_kernel(&rows_kernel<ES, St>, grid, kCellThreads,
-                           static_cast<unsigned>(cell_smem_bytes(p)), stream, p, in, out);
+  if (p.rows)
+    return launch_kernel(&rows_kernel<ES, St>, grid, kCellThreads,
+                         static_cast<unsigned>(cell_smem_bytes(p)), stream, p, in, out);
   return launch_kernel(&cells_kernel<ES, G, St>, grid, kCellThreads,
                        static_cast<unsigned>(cell_smem_bytes(p)), stream, p, in, out);
 }

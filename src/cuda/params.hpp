@@ -408,10 +408,9 @@ struct Narrow2dParams {
   GridDim grid[kMaxGridDims];
 };
 
-// Cells (cells.cu): plain problems whose first k input dims are the output's first k dims in
-// another order (a closed prefix: (16, 16, 16, 16, 256) perm (1, 0, 3, 2, 4), batched small
-// matrices; 1- and 2-byte elements, and 4-16 bytes in L2: planner.hpp takes_cells), or, k = 1,
-// whose input dim 0 stays first (rows, 1- and 2-byte elements). A cell, those k dims
+// Cells (cells.cu): plain 1- and 2-byte problems whose first k input dims are the output's
+// first k dims in another order (a closed prefix: (16, 16, 16, 16, 256) perm (1, 0, 3, 2, 4),
+// batched small matrices), or, k = 1, whose input dim 0 stays first (rows). A cell, those k dims
 // whole, is one contiguous stretch of either tensor, so the problem is a permutation of cells,
 // each transposed inside (its local permutation; rows: none). A tile is up to kCellTileBytes of
 // cells consecutive in the output; a block loads each cell in aligned 16-byte pieces (realigned

@@ -136,8 +136,6 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   bool have_two_d = false;
   Choice best_narrow;  // the narrow tile predicted fastest (the packed tile's cost and terms)
   bool have_narrow = false;
-  Choice best_tile;  // tiled.cu's tile predicted fastest (elements of 4 bytes and more)
-  bool have_tile = false;
   RunOptions ins, outs;
   run_options(p.extent.data(), p.rank, in_targets, n_in, !forced_in, max_volume, &ins);
   run_options(out_ext, p.rank, out_targets, n_out, !forced_out, max_volume, &outs);
@@ -167,8 +165,6 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
         if (T.volume > static_cast<int64_t>(ch.threads) * kElemsPerThread) continue;
         cost_tiled(g, dev, T, req && !p.typed() ? req->stages : 0, &ch);
         if (req) ch.band = req->band;
-        if (!have_tile || ch.predicted < best_tile.predicted) best_tile = ch;
-        have_tile = true;
       }
       if (!forced_in && !forced_out && !last_resort && ch.schema == Schema::Tiled &&
           takes_narrow2d(p, a, c)) {
@@ -206,11 +202,10 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
     sink(w);
     ++count;
   }
-  // cells.cu's tiles (a closed prefix of dims: takes_cells), ranked first (planner.hpp): from the
-  // best narrow tile, or for elements of 4 bytes and more tiled.cu's best tile.
-  if ((have_narrow || have_tile) && !forced_in && !forced_out && !last_resort &&
-      takes_cells(p, dev) && allowed(req, Schema::Tiled)) {
-    Choice w = have_narrow ? best_narrow : best_tile;  // its prediction and cost terms
+  // cells.cu's tiles (a closed prefix of dims: cell_dims), ranked first (planner.hpp).
+  if (have_narrow && !forced_in && !forced_out && !last_resort && cell_dims(p) &&
+      allowed(req, Schema::Tiled)) {
+    Choice w = best_narrow;  // its prediction and cost terms
     w.schema = Schema::Tiled;
     w.a = w.c = 0;
     make_cells(p, dev, &w);
@@ -482,7 +477,7 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
   const Regression* model = ranking_model(p, dev, use_regression);
   const Regression* narrow = model ? nullptr : narrow_model(p, dev, use_regression);
   // The cells' candidate or thin2d's tile, where there is one: enumerate_choices' first.
-  if (takes_cells(p, dev) || thin2d_takes(p)) {
+  if (cell_dims(p) || thin2d_takes(p)) {
     bool found = false;
     const auto keep = [&](Choice& c) {
       if (lead_rank(c) > (found ? lead_rank(*best) : 0)) *best = c, found = true;

@@ -227,16 +227,9 @@ int thin2d_skew(int thin, int s);
 inline constexpr double kThin2dFactor = 0.7;
 // Cells (cells.cu, params.hpp CellParams): the dims of a cell of `p`, the fewest k such that
 // input dims 0..k-1 are output dims 0..k-1 and hold at least kCellMinBytes, or, k = 1 (input dim
-// 0 stays first: rows of 1- and 2-byte elements), kCellRowMinBytes (0 when there is none, when
-// that cell holds more than kCellMaxBytes or kCellMaxElems, or when `p` is neither plain nor a
-// narrow conversion, narrow_converts).
+// 0 stays first: rows), kCellRowMinBytes (0 when there is none, when that cell holds more than
+// kCellMaxBytes or kCellMaxElems, or when `p` is not a plain problem of 1- or 2-byte elements).
 int cell_dims(const Problem& p);
-// Whether `p` takes cells on `dev`: those of 1- and 2-byte elements always; those of 4, 8 and 16
-// bytes where both tensors fit in L2 (l2_resident). Against tiled.cu's tiles on the H200, 40
-// random cells problems of 1-16 MiB ran 1.26x faster graph-replayed (0.85-2.29x), and 32 of 32-128
-// MiB 0.98x (0.73-1.12x: cells of 8-90 elements lost up to 0.78x, tiled.cu already at 0.83-0.93 of
-// a copy there; session 45, docs/perf/cells-h200.md).
-bool takes_cells(const Problem& p, const DeviceInfo& dev);
 // Makes `c` (a narrow candidate's prediction and terms) the cells' candidate of `p`, ranked at
 // kCellFactor of that prediction, and first wherever it is one (enumerate_choices,
 // best_choice). Its block: build_cells (params.hpp cell_smem_bytes: its shared memory).

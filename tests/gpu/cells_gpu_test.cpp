@@ -1,10 +1,9 @@
-// Cells (cells.cu: plain problems whose first k input dims are the output's first k, a cell
-// contiguous in both tensors; k = 1, rows, for 1- and 2-byte elements). Without a GPU: which
-// problems have cells, the planner's choice, and the slots' padding against a count of bank
-// conflicts. On the device: the kernel launched on cells of 64 bytes to the largest, odd and even
-// extents, several local dims, tiles cut at the end, row-major too, elements of 1 to 16 bytes at
-// pointer offsets that split them or leave them whole; random problems of the class through the
-// public API.
+// Cells (cells.cu: plain 1- and 2-byte problems whose first k input dims are the output's first
+// k, a cell contiguous in both tensors; k = 1: rows). Without a GPU: which problems have cells, the
+// planner's choice, and the slots' padding against a count of bank conflicts. On the device: the
+// kernel launched on cells of 64 bytes to the largest, odd and even extents, several local
+// dims, tiles cut at the end, row-major too, at pointer offsets that split 2-byte elements or
+// leave them whole; random problems of the class through the public API.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,13 +61,7 @@ TEST(CudaCells, WhichProblemsHaveCells) {
       {{8191, 10, 300}, {0, 2, 1}, 1, 1},              // 8191 bytes
       {{8193, 10, 300}, {0, 2, 1}, 1, 0},              // over kCellMaxBytes: rows.cu
       {{5, 7, 3, 200}, {0, 2, 1, 3}, 1, 3},            // 5 bytes: the next closed prefix
-      {{16, 16, 256}, {1, 0, 2}, 4, 2},                // 4-byte elements
-      {{5, 7, 300}, {1, 0, 2}, 8, 2},                  // 8-byte elements
-      {{3, 3, 100}, {1, 0, 2}, 16, 2},                 // 16-byte elements, 144 bytes
-      {{2, 3, 1000}, {1, 0, 2}, 4, 2},                 // 24 bytes on words, outer dims in order
-      {{50, 50, 100}, {1, 0, 2}, 4, 0},                // 10000 bytes: over kCellMaxBytes
-      {{16, 16, 256}, {0, 2, 1}, 4, 0},                // rows of 4-byte elements: rows.cu
-      {{5, 7, 3, 200}, {0, 2, 1, 3}, 4, 3},            // dim 0 first in a cell of three dims
+      {{16, 16, 256}, {1, 0, 2}, 4, 0},                // 4-byte elements: the tile kernel
       {{64, 64}, {1, 0}, 2, 0},                        // one cell: nothing to permute
       {{16, 16, 16}, {2, 1, 0}, 2, 0}};                // no closed prefix
   for (const Want& w : cases) {
@@ -86,10 +79,7 @@ TEST(CudaCells, PlannerTakesCells) {
            {{7, 510, 8, 10, 23, 32}, {1, 0, 5, 4, 3, 2}, 1},
            {{2, 8, 400000}, {1, 0, 2}, 2},
            {{45, 2000, 300}, {0, 2, 1}, 1},      // rows of 45 bytes
-           {{16, 200, 8000}, {1, 0, 2}, 2},     // thin2d's too: the cells rank first
-           {{13, 8, 2, 41, 8, 16}, {1, 0, 5, 4, 3, 2}, 4},
-           {{6, 10, 20000}, {1, 0, 2}, 8},
-           {{5, 7, 3, 9000}, {2, 0, 1, 3}, 16}}) {
+           {{16, 200, 8000}, {1, 0, 2}, 2}}) {  // thin2d's too: the cells rank first
     const Problem p = problem(ext, perm, es);
     ASSERT_GT(cell_dims(p), 0) << p.to_string();
     if (ext[1] == 200) EXPECT_EQ(thin2d_takes(p), 2);
@@ -112,43 +102,17 @@ TEST(CudaCells, PlannerTakesCells) {
   }
 }
 
-// Cells of 4 bytes and more only where both tensors fit in L2 (planner.hpp takes_cells); those of
-// 1 and 2 bytes at any size.
-TEST(CudaCells, WideCellsWhereTheTensorsFitInL2) {
-  const DeviceInfo dev = fake_h100();
-  for (const auto& [ext, perm, es, cells] :
-       std::vector<std::tuple<std::vector<int64_t>, std::vector<int>, size_t, bool>>{
-           {{6, 10, 20000}, {1, 0, 2}, 8, true},       // 9.6 MB
-           {{6, 10, 400000}, {1, 0, 2}, 8, false},     // 192 MB
-           {{5, 7, 3, 300000}, {2, 0, 1, 3}, 4, false},
-           {{16, 16, 16, 16, 2560}, {1, 0, 3, 2, 4}, 2, true}}) {  // 335 MB of 2-byte elements
-    const Problem p = problem(ext, perm, es);
-    ASSERT_GT(cell_dims(p), 0) << p.to_string();
-    EXPECT_EQ(takes_cells(p, dev), cells) << p.to_string();
-    Choice best;
-    ASSERT_TRUE(best_choice(p, dev, nullptr, &best));
-    EXPECT_EQ(best.cells, cells) << p.to_string() << " " << summarize(p, best);
-    std::vector<Choice> all;
-    enumerate_choices(p, dev, nullptr, &all);
-    EXPECT_EQ(std::count_if(all.begin(), all.end(), [](const Choice& c) { return c.cells; }),
-              cells ? 1 : 0)
-        << p.to_string();
-  }
-}
-
 // The padding chosen never costs more wavefronts than none, and removes most of the conflicts
 // where cells' output dim 0 steps through the slot by a power of two bytes.
 TEST(CudaCells, PaddingCutsBankConflicts) {
   const DeviceInfo dev = fake_h100();
-  for (size_t es : {size_t{1}, size_t{2}, size_t{4}, size_t{8}, size_t{16}})
+  for (size_t es : {size_t{1}, size_t{2}})
     for (int64_t a : {4, 8, 16, 32, 33, 64})
       for (int64_t b : {16, 31, 64, 126}) {
         if (a * b * static_cast<int64_t>(es) < kCellMinBytes ||
             a * b * static_cast<int64_t>(es) > kCellMaxBytes)
           continue;
-        const int64_t cell = a * b * static_cast<int64_t>(es);  // tensors of ~8 MB: in L2
-        const int64_t outer = std::max<int64_t>(2, (int64_t{8} << 20) / cell);
-        const Problem p = problem({a, b, outer}, {1, 0, 2}, es);
+        const Problem p = problem({a, b, 100000}, {1, 0, 2}, es);
         if (cell_dims(p) == 0) continue;
         Choice best;
         ASSERT_TRUE(best_choice(p, dev, nullptr, &best));
@@ -159,9 +123,7 @@ TEST(CudaCells, PaddingCutsBankConflicts) {
         const int64_t none = cell_wavefronts(cp, static_cast<int>(es), 0);
         const int64_t chosen = cell_wavefronts(cp, static_cast<int>(es), cp.pad_log);
         EXPECT_LE(chosen, none) << p.to_string();
-        // Wider elements load fewer words a slot byte, so padding saves less (8 bytes: 1.25x).
-        if (a * static_cast<int64_t>(es) == 32 && b == 126 && es <= 4)
-          EXPECT_LT(2 * chosen, none);
+        if (a * static_cast<int64_t>(es) == 32 && b == 126) EXPECT_LT(2 * chosen, none);
       }
 }
 
@@ -188,16 +150,16 @@ TEST(CudaCells, CellsAnyAlignment) {
   const std::vector<std::pair<size_t, size_t>> offsets = {{0, 0}, {2, 2}, {4, 0}, {0, 6},
                                                            {1, 3}, {3, 1}, {15, 9}};
   const DeviceInfo dev = fake_h100();
-  DeviceBuffers bufs(size_t{1} << 24);
+  DeviceBuffers bufs(size_t{1} << 23);
   int runs = 0, kinds = 0;
   for (const Case& c : cases)
-    for (size_t es : {size_t{1}, size_t{2}, size_t{4}, size_t{8}, size_t{16}})
+    for (size_t es : {size_t{1}, size_t{2}})
       for (xpose_layout_t layout : {XPOSE_COL_MAJOR, XPOSE_ROW_MAJOR}) {
         Problem p;
         ASSERT_EQ(make_problem(static_cast<int>(c.ext.size()), c.ext.data(), c.perm.data(), es,
                                layout, &p),
                   XPOSE_SUCCESS);
-        if (cell_dims(p) == 0 || p.bytes() > size_t{1} << 24) continue;
+        if (cell_dims(p) == 0) continue;
         // Small tensors: the direct kernel first, the cells second.
         std::vector<Choice> all;
         enumerate_choices(p, dev, nullptr, &all);
@@ -218,20 +180,20 @@ TEST(CudaCells, CellsAnyAlignment) {
         runs += n;
       }
   std::printf("%d cells launches checked (%d problems)\n", runs, kinds);
-  EXPECT_GE(kinds, 100);
+  EXPECT_GE(kinds, 30);
 }
 
-// Random problems of the class (ranks 3-7, a closed prefix of 2-4 dims, elements of 1 to 16
-// bytes, up to 16 MB) through the public API at random pointer offsets: 80 of them, and more (up
-// to 400) until 20 took the cells kernel (the seed is drawn at run time, and on an H200 one seed
-// gave 19 of 80 with 1- and 2-byte elements).
+// Random problems of the class (ranks 3-7, a closed prefix of 2-4 dims, 1- and 2-byte elements,
+// up to 16 MB) through the public API at random pointer offsets: 80 of them, and more (up to
+// 400) until 20 took the cells kernel (the seed is drawn at run time, and on an H200 one seed
+// gave 19 of 80).
 TEST(CudaCells, RandomCellProblems) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("CudaCellsRandom"));
   DeviceBuffers bufs(size_t{1} << 24);
   int taken = 0;
   for (int iter = 0; iter < 400 && (iter < 80 || taken < 20); ++iter) {
-    const size_t es = size_t{1} << (rng() % 5);
+    const size_t es = 1 + rng() % 2;
     const int k = 2 + static_cast<int>(rng() % 3);
     const int rank = k + 1 + static_cast<int>(rng() % 3);
     std::vector<int64_t> ext(rank);
