@@ -337,7 +337,8 @@ std::string why_not(const Problem& p, const SchemaRequest& req) {
   if (p.is_copy()) return s + "the problem is a plain copy (use 'copy')";
   if (m == unsigned(Schema::Direct) && p.plain())
     return s + "direct takes tensors of at most " + std::to_string(direct_max_elems()) +
-           " elements and " + std::to_string(direct_max_bytes()) + " bytes";
+           " elements and " + std::to_string(direct_max_bytes()) +
+           " bytes, or plain ones of 4-byte elements and more in L2 (planner.hpp direct_in_l2)";
   if (m & (unsigned(Schema::Rows) | unsigned(Schema::FviSmall))) {
     if (p.perm[0] != 0) return s + "it needs the leading dimension to stay leading (perm[0] == 0)";
   } else if (p.perm[0] == 0) {

@@ -477,7 +477,8 @@ struct CellParams {
 
 // Direct: one thread per output element, its input offset decoded from its index over the
 // output's dims (direct.cu). For tensors up to ~1 MB, where a tile kernel's per-block setup,
-// barriers and pipeline were most of its time (docs/perf/middle-h100.md). 32-bit offsets.
+// barriers and pipeline were most of its time (docs/perf/middle-h100.md), and plain ones of 4-16
+// byte elements in L2 (planner.hpp direct_in_l2). 32-bit offsets.
 inline constexpr int kDirectThreads = 256;
 
 struct DirectDim {

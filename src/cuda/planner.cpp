@@ -241,10 +241,11 @@ int tiled_choices(const Geometry& g, const DeviceInfo& dev, const SchemaRequest*
   return count;
 }
 
-// Small tensors take the direct kernel, before any tile (enumerate_choices ranks it first and
-// best_choice returns it without enumerating): direct_fits, unless a forced schema excludes it.
-bool takes_direct(const Problem& p, const SchemaRequest* req) {
-  return direct_fits(p) && allowed(req, Schema::Direct);
+// Small tensors, and plain ones of 4 bytes and more in L2 (direct_in_l2), take the direct kernel
+// before any tile (enumerate_choices ranks it first and best_choice returns it without
+// enumerating), unless a forced schema excludes it.
+bool takes_direct(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req) {
+  return (direct_fits(p) || direct_in_l2(p, dev)) && allowed(req, Schema::Direct);
 }
 
 // Grid-stride blocks of the general kernel: enough to fill the device, few enough that every
@@ -335,7 +336,7 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     }
     return;
   }
-  if (takes_direct(p, req)) {
+  if (takes_direct(p, dev, req)) {
     Choice c = direct_choice(g, dev);
     sink(c);
   }
@@ -447,12 +448,12 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   }
   if (have_lead) out->insert(out->begin(), first);
   if (p.is_copy()) return;
-  // Tensors up to ~1 MB: the direct kernel, whatever a model fitted on larger ones says (larger
-  // non-plain ones rank it by its prediction).
+  // Tensors up to ~1 MB and plain ones in L2 (direct_in_l2): the direct kernel, whatever a
+  // model fitted on larger ones says (larger non-plain ones rank it by its prediction).
   const auto direct = std::find_if(out->begin(), out->end(),
                                    [](const Choice& c) { return is_direct(c.schema); });
-  if (direct != out->end() && direct_fits(p)) {
-    direct->model = nullptr;
+  if (direct != out->end() && (direct_fits(p) || direct_in_l2(p, dev))) {
+    *direct = direct_choice(g, dev);  // the analytic prediction (best_choice's), not a model's
     std::rotate(out->begin(), direct, direct + 1);
     return;
   }
@@ -470,7 +471,7 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
 
 bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* req,
                  Choice* best, bool use_regression) {
-  if (takes_direct(p, req)) {  // enumerate_choices' first
+  if (takes_direct(p, dev, req)) {  // enumerate_choices' first
     *best = direct_choice(geometry(p), dev);
     return true;
   }
@@ -861,6 +862,43 @@ double analytic_launch_seconds() { return kTune.launch_s; }
 
 int64_t direct_max_bytes() { return kTune.direct_max_bytes; }
 int64_t direct_max_elems() { return kTune.direct_max_elems; }
+
+double direct_read_factor(const Problem& p) {
+  int64_t stride[kMaxRank], out_ext[kMaxRank], out_stride[kMaxRank];
+  int64_t s = 1;
+  for (int d = 0; d < p.rank; ++d) stride[d] = s, s *= p.extent[d];
+  for (int k = 0; k < p.rank; ++k)
+    out_ext[k] = p.extent[p.perm[k]], out_stride[k] = stride[p.perm[k]];
+  std::array<int64_t, 2 * kDirectThreads> sectors;
+  int n = 0;
+  const auto es = static_cast<int64_t>(p.elem_size);
+  for (const int64_t first : {int64_t{0}, p.volume / 2 / kDirectThreads * kDirectThreads}) {
+    int64_t digit[kMaxRank], rest = first, off = 0;
+    for (int k = 0; k < p.rank; ++k)
+      digit[k] = rest % out_ext[k], off += digit[k] * out_stride[k], rest /= out_ext[k];
+    for (int64_t j = first; j < std::min(p.volume, first + kDirectThreads); ++j) {
+      sectors[n++] = off * es / 32;
+      for (int k = 0; k < p.rank; ++k) {  // the next output element: an odometer step
+        off += out_stride[k];
+        if (++digit[k] < out_ext[k]) break;
+        off -= digit[k] * out_stride[k];
+        digit[k] = 0;
+      }
+    }
+  }
+  std::sort(sectors.begin(), sectors.begin() + n);
+  const auto touched = std::unique(sectors.begin(), sectors.begin() + n) - sectors.begin();
+  return static_cast<double>(touched) * 32 / (static_cast<double>(n) * es);
+}
+
+bool direct_in_l2(const Problem& p, const DeviceInfo& dev) {
+  if (!p.plain() || p.rank < 2 || p.elem_size < 4 || p.volume > INT32_MAX ||
+      !l2_resident(p, dev) || wide2d_takes(p) ||
+      (p.perm[0] == 0 && p.extent[0] * static_cast<int64_t>(p.elem_size) >= kDirectRowBytes))
+    return false;
+  return static_cast<double>(p.bytes()) * direct_read_factor(p) <=
+         kDirectL2Share * static_cast<double>(dev.l2_bytes);
+}
 
 std::string summarize(const Problem& p, const Choice& c) {
   std::string s = schema_name(c.schema);

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <string>
 
 #include "gpu_util.hpp"
 
@@ -132,6 +134,44 @@ TEST(CudaCorrectness, DirectSmallTensorsAnyAlignment) {
   }
   std::printf("%d plans ran the direct kernel\n", direct);
   EXPECT_GT(direct, 300);
+}
+
+// Plain problems of 4-16 byte elements in L2 that take the direct kernel (planner.hpp
+// direct_in_l2): random ranks and shapes of 1-8 MB, pointers at random offsets.
+TEST(CudaCorrectness, DirectInL2) {
+  XPOSE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed("DirectInL2"));
+  DeviceBuffers bufs(size_t{8} << 20);
+  int direct = 0;
+  for (int iter = 0; iter < 200 && (iter < 40 || direct < 15); ++iter) {
+    const int rank = 2 + static_cast<int>(rng() % 7);
+    const size_t es = size_t{4} << (rng() % 3);
+    const int64_t want = ((int64_t{1} << 20) + static_cast<int64_t>(rng() % (7 << 20))) /
+                         static_cast<int64_t>(es);  // 1-8 MB
+    std::vector<int64_t> ext(rank);
+    std::vector<int> perm(rank);
+    int64_t volume = 1;
+    for (int k = 0; k < rank; ++k) {
+      const auto most = static_cast<int64_t>(std::pow(static_cast<double>(want / volume),
+                                                      1.0 / (rank - k)));
+      ext[k] = std::max<int64_t>(2, most / 2 + static_cast<int64_t>(rng() % (most + 1)));
+      while (ext[k] > 2 && volume * ext[k] * static_cast<int64_t>(es) > (int64_t{8} << 20))
+        ext[k] /= 2;
+      volume *= ext[k];
+      perm[k] = k;
+    }
+    do std::shuffle(perm.begin(), perm.end(), rng);
+    while (std::is_sorted(perm.begin(), perm.end()));
+    std::string desc;
+    ASSERT_EQ(check_case(bufs, rng, rank, ext.data(), perm.data(), es, XPOSE_COL_MAJOR, nullptr,
+                         (rng() % 4) * es % 16, (rng() % 4) * es % 16, &desc),
+              XPOSE_SUCCESS)
+        << xpose_last_error();
+    direct += desc.find("direct") != std::string::npos;
+    if (HasFailure()) return;
+  }
+  std::printf("%d plans in L2 ran the direct kernel\n", direct);
+  EXPECT_GE(direct, 15);
 }
 
 // Every schema forced on problems it accepts; at least one problem must accept each.

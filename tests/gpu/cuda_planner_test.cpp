@@ -52,7 +52,7 @@ TEST(CudaPlanner, SchemasByCaseClass) {
   enumerate_choices(problem({4096, 64, 64}, {0, 2, 1}, 8), dev, nullptr, &c);
   ASSERT_FALSE(c.empty());
   EXPECT_EQ(c[0].schema, Schema::Rows) << summarize(problem({4096, 64, 64}, {0, 2, 1}, 8), c[0]);
-  enumerate_choices(problem({4, 512, 512}, {0, 2, 1}, 8), dev, nullptr, &c);
+  enumerate_choices(problem({4, 2048, 1024}, {0, 2, 1}, 8), dev, nullptr, &c);  // above L2
   ASSERT_FALSE(c.empty());
   EXPECT_EQ(c[0].schema, Schema::FviSmall);
   enumerate_choices(problem({4096, 4096}, {1, 0}, 8), dev, nullptr, &c);
@@ -173,6 +173,44 @@ TEST(CudaPlanner, Packed2dTakesEvenRunsInL2) {
   EXPECT_TRUE(packed2d_takes(problem({1026, 1024}, {1, 0}, 2)));
 }
 
+// Plain problems of 4 bytes and more in L2 take the direct kernel where its reads stay within
+// kDirectL2Share of L2 (planner.hpp direct_in_l2); the fake H100 has 50 MiB of L2.
+TEST(CudaPlanner, DirectInL2) {
+  const DeviceInfo dev = h100();
+  // A thread's element its own sector (output dim 0 strided in the input): 32 / element size.
+  EXPECT_DOUBLE_EQ(direct_read_factor(problem({1000, 500}, {1, 0}, 8)), 4.0);
+  EXPECT_DOUBLE_EQ(direct_read_factor(problem({1000, 500}, {1, 0}, 16)), 2.0);
+  // Input dim 0 first and long: whole sectors.
+  EXPECT_DOUBLE_EQ(direct_read_factor(problem({256, 30, 40}, {0, 2, 1}, 4)), 1.0);
+  // Cells of 13 x 8 transposed: a block's 256 elements read the sectors of about 2.5 cells.
+  EXPECT_LT(direct_read_factor(problem({13, 8, 2, 41, 8, 16}, {1, 0, 5, 4, 3, 2}, 4)), 1.25);
+  struct Want {
+    std::vector<int64_t> ext;
+    std::vector<int> perm;
+    size_t es;
+    bool direct;
+  };
+  for (const Want& w : std::vector<Want>{
+           {{13, 8, 2, 41, 8, 16}, {1, 0, 5, 4, 3, 2}, 4, true},   // 4.3 MiB of cells
+           {{6, 24, 1136}, {0, 2, 1}, 16, true},                   // 96-byte rows, 2.5 MiB
+           {{16, 8, 8, 8, 8, 8}, {4, 2, 0, 5, 3, 1}, 8, true},     // 4 MiB, factor 4
+           {{16, 16, 16, 8, 8, 8}, {4, 2, 0, 5, 3, 1}, 8, false},  // 16 MiB, factor 4
+           {{1000, 500}, {1, 0}, 8, false},                        // wide2d's
+           {{700, 30, 40}, {0, 2, 1}, 8, false},                   // rows of 5600 bytes
+           {{13, 8, 2, 41, 8, 16}, {1, 0, 5, 4, 3, 2}, 2, false},  // 2-byte elements
+           {{40, 40, 40, 40, 8}, {3, 1, 4, 0, 2}, 8, false}}) {    // 164 MB: not in L2
+    const Problem p = problem(w.ext, w.perm, w.es);
+    EXPECT_EQ(direct_in_l2(p, dev), w.direct) << p.to_string();
+    Choice best;
+    ASSERT_TRUE(best_choice(p, dev, nullptr, &best));
+    EXPECT_EQ(is_direct(best.schema), w.direct) << p.to_string() << " " << summarize(p, best);
+    std::vector<Choice> all;
+    enumerate_choices(p, dev, nullptr, &all);
+    ASSERT_FALSE(all.empty());
+    EXPECT_EQ(is_direct(all.front().schema), w.direct) << p.to_string();
+  }
+}
+
 TEST(CudaPlanner, SpecsStayWithinLimits) {
   const DeviceInfo dev = h100();
   std::mt19937_64 rng(xpose_test::test_seed("SpecsStayWithinLimits"));
@@ -190,9 +228,10 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     KernelSpec spec;
     build_spec(p, c[0], &spec);
     if (c[0].schema == Schema::Copy || c[0].schema == Schema::Rows) continue;
-    if (is_direct(c[0].schema)) {  // tensors of a few KB: a thread per element
-      EXPECT_LE(p.bytes(), direct_max_bytes());
-      EXPECT_LE(p.volume, direct_max_elems());
+    if (is_direct(c[0].schema)) {  // tensors of a few KB, or in L2: a thread per element
+      EXPECT_TRUE((p.bytes() <= direct_max_bytes() && p.volume <= direct_max_elems()) ||
+                  direct_in_l2(p, dev))
+          << p.to_string();
       EXPECT_EQ(spec.direct.volume, p.volume);
       EXPECT_EQ(spec.direct.n_dims, p.rank);
       EXPECT_GE(int64_t{spec.choice.grid} * kDirectThreads, p.volume);
@@ -201,6 +240,7 @@ TEST(CudaPlanner, SpecsStayWithinLimits) {
     }
     EXPECT_TRUE(p.bytes() > direct_max_bytes() || p.volume > direct_max_elems())
         << summarize(p, c[0]);
+    EXPECT_FALSE(direct_in_l2(p, dev)) << summarize(p, c[0]);
     if (c[0].cells) {  // tiles of cells: within 48 KB (no opt-in), blocks looping over tiles
       EXPECT_LE(es, 2u);
       EXPECT_EQ(spec.smem_bytes, unsigned(cell_smem_bytes(spec.cells)));
