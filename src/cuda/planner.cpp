@@ -869,15 +869,25 @@ double direct_read_factor(const Problem& p) {
   for (int d = 0; d < p.rank; ++d) stride[d] = s, s *= p.extent[d];
   for (int k = 0; k < p.rank; ++k)
     out_ext[k] = p.extent[p.perm[k]], out_stride[k] = stride[p.perm[k]];
-  std::array<int64_t, 2 * kDirectThreads> sectors;
-  int n = 0;
+  // The distinct sectors: a set by open addressing (keys sector + 1, 0 free), a step of the
+  // sector before skipped (runs along the input).
+  constexpr int kSlots = 4 * kDirectThreads;
+  std::array<int64_t, kSlots> seen{};
+  int64_t touched = 0, n = 0;
   const auto es = static_cast<int64_t>(p.elem_size);
   for (const int64_t first : {int64_t{0}, p.volume / 2 / kDirectThreads * kDirectThreads}) {
-    int64_t digit[kMaxRank], rest = first, off = 0;
+    int64_t digit[kMaxRank], rest = first, off = 0, last = -1;
     for (int k = 0; k < p.rank; ++k)
       digit[k] = rest % out_ext[k], off += digit[k] * out_stride[k], rest /= out_ext[k];
-    for (int64_t j = first; j < std::min(p.volume, first + kDirectThreads); ++j) {
-      sectors[n++] = off * es / 32;
+    for (int64_t j = first; j < std::min(p.volume, first + kDirectThreads); ++j, ++n) {
+      const int64_t sector = off * es / 32;
+      if (sector != last) {
+        last = sector;
+        auto h = static_cast<uint64_t>(sector) * 0x9E3779B97F4A7C15ull >> 54;  // 10 bits
+        while (seen[h] != 0 && seen[h] != sector + 1) h = (h + 1) % kSlots;
+        touched += seen[h] == 0;
+        seen[h] = sector + 1;
+      }
       for (int k = 0; k < p.rank; ++k) {  // the next output element: an odometer step
         off += out_stride[k];
         if (++digit[k] < out_ext[k]) break;
@@ -886,8 +896,6 @@ double direct_read_factor(const Problem& p) {
       }
     }
   }
-  std::sort(sectors.begin(), sectors.begin() + n);
-  const auto touched = std::unique(sectors.begin(), sectors.begin() + n) - sectors.begin();
   return static_cast<double>(touched) * 32 / (static_cast<double>(n) * es);
 }
 
@@ -896,8 +904,11 @@ bool direct_in_l2(const Problem& p, const DeviceInfo& dev) {
       !l2_resident(p, dev) || wide2d_takes(p) ||
       (p.perm[0] == 0 && p.extent[0] * static_cast<int64_t>(p.elem_size) >= kDirectRowBytes))
     return false;
-  return static_cast<double>(p.bytes()) * direct_read_factor(p) <=
-         kDirectL2Share * static_cast<double>(dev.l2_bytes);
+  const double bytes = static_cast<double>(p.bytes());
+  const double budget = kDirectL2Share * static_cast<double>(dev.l2_bytes);
+  // A sector a read at most: no count needed where even that fits (planning time).
+  if (bytes * 32 / static_cast<double>(p.elem_size) <= budget) return true;
+  return bytes <= budget && bytes * direct_read_factor(p) <= budget;
 }
 
 std::string summarize(const Problem& p, const Choice& c) {
