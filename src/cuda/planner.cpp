@@ -869,10 +869,10 @@ double direct_read_factor(const Problem& p) {
   for (int d = 0; d < p.rank; ++d) stride[d] = s, s *= p.extent[d];
   for (int k = 0; k < p.rank; ++k)
     out_ext[k] = p.extent[p.perm[k]], out_stride[k] = stride[p.perm[k]];
-  // The distinct sectors: a set by open addressing (keys sector + 1, 0 free), a step of the
-  // sector before skipped (runs along the input).
-  constexpr int kSlots = 4 * kDirectThreads;
-  std::array<int64_t, kSlots> seen{};
+  // A warp's distinct sectors: a set by open addressing (keys sector + 1, 0 free), cleared a
+  // warp; a sector the same as the element before's is not looked up (runs along the input).
+  constexpr int kWarp = 32, kSlots = 2 * kWarp;
+  std::array<int64_t, kSlots> seen;
   int64_t touched = 0, n = 0;
   const auto es = static_cast<int64_t>(p.elem_size);
   for (const int64_t first : {int64_t{0}, p.volume / 2 / kDirectThreads * kDirectThreads}) {
@@ -880,10 +880,11 @@ double direct_read_factor(const Problem& p) {
     for (int k = 0; k < p.rank; ++k)
       digit[k] = rest % out_ext[k], off += digit[k] * out_stride[k], rest /= out_ext[k];
     for (int64_t j = first; j < std::min(p.volume, first + kDirectThreads); ++j, ++n) {
+      if ((j - first) % kWarp == 0) seen.fill(0), last = -1;
       const int64_t sector = off * es / 32;
       if (sector != last) {
         last = sector;
-        auto h = static_cast<uint64_t>(sector) * 0x9E3779B97F4A7C15ull >> 54;  // 10 bits
+        auto h = static_cast<uint64_t>(sector) * 0x9E3779B97F4A7C15ull >> 58;  // 6 bits
         while (seen[h] != 0 && seen[h] != sector + 1) h = (h + 1) % kSlots;
         touched += seen[h] == 0;
         seen[h] = sector + 1;

@@ -182,8 +182,11 @@ TEST(CudaPlanner, DirectInL2) {
   EXPECT_DOUBLE_EQ(direct_read_factor(problem({1000, 500}, {1, 0}, 16)), 2.0);
   // Input dim 0 first and long: whole sectors.
   EXPECT_DOUBLE_EQ(direct_read_factor(problem({256, 30, 40}, {0, 2, 1}, 4)), 1.0);
-  // Cells of 13 x 8 transposed: a block's 256 elements read the sectors of about 2.5 cells.
-  EXPECT_LT(direct_read_factor(problem({13, 8, 2, 41, 8, 16}, {1, 0, 5, 4, 3, 2}, 4)), 1.25);
+  // Cells of 13 x 8 transposed: a warp reads 4 of a cell's 8 columns, 8 rows 52 bytes apart.
+  EXPECT_NEAR(direct_read_factor(problem({13, 8, 2, 41, 8, 16}, {1, 0, 5, 4, 3, 2}, 4)), 3.19,
+              0.01);
+  // A warp's 32 outputs from 8 x 4 positions of two strided dims: a sector each.
+  EXPECT_DOUBLE_EQ(direct_read_factor(problem({16, 16, 8, 8, 8, 8}, {4, 2, 0, 5, 3, 1}, 4)), 8.0);
   struct Want {
     std::vector<int64_t> ext;
     std::vector<int> perm;
@@ -194,6 +197,7 @@ TEST(CudaPlanner, DirectInL2) {
            {{13, 8, 2, 41, 8, 16}, {1, 0, 5, 4, 3, 2}, 4, true},   // 4.3 MiB of cells
            {{6, 24, 1136}, {0, 2, 1}, 16, true},                   // 96-byte rows, 2.5 MiB
            {{16, 8, 8, 8, 8, 8}, {4, 2, 0, 5, 3, 1}, 8, true},     // 4 MiB, factor 4
+           {{16, 16, 8, 8, 8, 8}, {4, 2, 0, 5, 3, 1}, 4, false},   // 4 MiB, factor 8
            {{16, 16, 16, 8, 8, 8}, {4, 2, 0, 5, 3, 1}, 8, false},  // 16 MiB, factor 4
            {{1000, 500}, {1, 0}, 8, false},                        // wide2d's
            {{700, 30, 40}, {0, 2, 1}, 8, false},                   // rows of 5600 bytes
