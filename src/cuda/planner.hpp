@@ -112,14 +112,13 @@ int64_t direct_max_elems();
 // direct_read_factor. Not those whose runs are one dim each (wide2d_takes: against wide2d.cu's
 // tiles direct ran 25 of 28 slower, 0.31-0.97x) nor rows of kDirectRowBytes and more (rows.cu's
 // warps: a 4-byte one, rows of 2.7 KB, ran 0.81x in direct).
-// There a thread reads an element of 4-16 contiguous bytes from L2 and a block's threads share
-// sectors through L1, while tiled.cu's tiles of a few hundred elements wait on their setup and
-// barriers. The share was read off 4 fresh-middle seeds and lists of cells problems and of
-// 12-24 MiB on the H200 (problems whose reads stayed within 0.27-0.4 of L2 lost nothing, more
-// lost up to 0.73x), then checked on new seeds there, graph-replayed: the problems whose plans
-// changed ran 1.47x and 1.42x faster by geometric mean (18 and 23 of 60 fresh-middle problems of
-// 1-16 MiB), 1.52x (39 cells problems), 1.27x (10 of 40 of 12-24 MiB); 9 of 93 lost 5-30 %.
-// With 1- and 2-byte elements direct ran 0.38-0.46x (session 45, docs/perf/middle-h200.md).
+// There a thread reads an element of 4-16 contiguous bytes from L2, while tiled.cu's tiles of a
+// few hundred elements wait on their setup and barriers. The share was read off the H200's
+// measurements of 313 such problems (fresh-middle seeds, random cells problems, 12-24 MiB), then
+// checked on new seeds there, graph-replayed against main: the 77 problems whose plans changed
+// ran 1.61x faster by geometric mean (0.95-3.03x; 17 of 60 on each of two fresh-middle seeds,
+// 1.49x and 1.59x). With 1- and 2-byte elements direct ran 0.38-0.46x (session 45,
+// docs/perf/middle-h200.md).
 inline constexpr double kDirectL2Share = 0.4;
 inline constexpr int64_t kDirectRowBytes = 1024;
 bool direct_in_l2(const Problem& p, const DeviceInfo& dev);

@@ -1,0 +1,31 @@
+# s45 call 9: the final rule (direct_read_factor counted a warp) against main (f2db96a), both
+# carried, new seeds: fresh-middle (two seeds), cells problems of 1-16 MiB, random 4-16 B
+# problems of 12-24 MiB, the sizes cases up to 64 MiB (graph-replayed, two rounds), cutt-random
+# 8 B and 16 fresh problems as controls; plan creation (bench-host, two rounds each); quick.
+cd .carry && for f in xpose-head xpose-new; do xz -d -k -f $f.xz; chmod +x $f; done
+D=$OUT/c9; mkdir -p $D
+r32() { od -An -N4 -tu4 /dev/urandom | tr -d ' '; }
+A=$(r32); B=$(r32); C=$(r32); E=$(r32); F=$(r32); P=$(r32)
+echo "fresh-middle $A $B cells $C edge $E fresh $F bench-host $P" > $D/seed.txt
+./xpose-new bench fresh-middle --seed $A --list > $D/fma.txt
+./xpose-new bench fresh-middle --seed $B --list > $D/fmb.txt
+python3 gen_wide_cells.py $C 40 1 16 > $D/cells.txt
+python3 gen_random.py $E 40 12 24 > $D/edge.txt
+./xpose-new bench sizes --list | grep -v -E "256MiB|1GiB" > $D/sizes.txt
+./xpose-new bench fresh --seed $F --list | head -16 > $D/fresh.txt
+./xpose-new bench cutt-random --limit 16 --list > $D/cutt.txt
+run() {
+  local b=$1 f=$2 tag=$3; shift 3
+  ./$b bench $D/$f.txt "$@" --backend cuda --csv $D/$tag.csv --quiet > $D/$tag.txt 2>&1 || echo "FAIL $tag" >> $D/fails.txt
+}
+for r in 1 2; do for f in fma fmb cells edge sizes; do
+  run xpose-head $f $f-head-r$r --latency; run xpose-new $f $f-new-r$r --latency
+done; done
+run xpose-head fresh fresh-head; run xpose-new fresh fresh-new
+run xpose-head cutt cutt8-head --elem 8; run xpose-new cutt cutt8-new --elem 8
+for r in 1 2; do for b in head new; do ./xpose-$b bench-host --problems 1000 --seed $P > $D/host-$b-r$r.txt 2>&1; done; done
+./xpose-new bench quick > $D/quick-new.txt 2>&1
+python3 ab_cells.py $D > $D/ab.md 2>&1
+python3 plot_direct.py $D $D/direct.png fma fmb cells edge sizes > $D/plot.txt 2>&1
+cat $D/fails.txt 2>/dev/null; tail -2 $D/quick-new.txt; cat $D/ab.md; grep -h "plan creation" $D/host-*.txt
+cd $OUT && tar czf c9.tgz c9
