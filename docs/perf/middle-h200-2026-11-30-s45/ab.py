@@ -1,6 +1,6 @@
 # A/B tables of session 45's calls: per list, main (head) against the build (new), the same
 # cases; ratio = copy / transposition (graph-replayed where the list ran with --latency).
-# Usage: python3 ab_cells.py DIR [--cases]
+# Usage: python3 ab.py DIR [--cases] (ab_cells.py in the call scripts)
 import csv, math, os, statistics, sys
 
 def load(f):
