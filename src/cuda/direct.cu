@@ -2,10 +2,10 @@
 // reads stay within a share of it (direct_in_l2), one thread per output element. Its input
 // offset is decoded from its output index over the output's dims (32-bit fast divisions); the
 // element moves in pieces of 2^Piece bytes, the widest both pointers allow. Output stores
-// coalesce; the scattered input reads hit L2 (and a block's share sectors in L1). No shared
-// memory, no barrier: a block is a decode, a load and a store, where a tile kernel's setup,
-// barriers and pipeline took 1.2-2.6 us more than a launch (docs/perf/middle-h100.md), and its
-// small tiles of a few hundred elements in L2 ran 1.4-1.5x slower (docs/perf/middle-h200.md).
+// coalesce; the scattered input reads hit L2 (the rule bounds the sectors a warp's reads touch).
+// No shared memory, no barrier: a block is a decode, a load and a store, where a tile kernel's
+// setup, barriers and pipeline took 1.2-2.6 us more than a launch (docs/perf/middle-h100.md),
+// and its small tiles of a few hundred elements in L2 ran 1.6x slower (docs/perf/middle-h200.md).
 #include <cuda_runtime.h>
 
 #include "core/status.hpp"

@@ -137,7 +137,8 @@ TEST(CudaCorrectness, DirectSmallTensorsAnyAlignment) {
 }
 
 // Plain problems of 4-16 byte elements in L2 that take the direct kernel (planner.hpp
-// direct_in_l2): random ranks and shapes of 1-8 MB, pointers at random offsets.
+// direct_in_l2): random ranks and shapes of 1-8 MB, pointers at random whole-element offsets
+// within 16 bytes (DirectSmallTensorsAnyAlignment covers any byte offset).
 TEST(CudaCorrectness, DirectInL2) {
   XPOSE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed("DirectInL2"));

@@ -194,7 +194,7 @@ TEST(CudaPlanner, DirectInL2) {
     bool direct;
   };
   for (const Want& w : std::vector<Want>{
-           {{13, 8, 2, 41, 8, 16}, {1, 0, 5, 4, 3, 2}, 4, true},   // 4.3 MiB of cells
+           {{13, 8, 2, 41, 8, 16}, {1, 0, 5, 4, 3, 2}, 4, true},   // 4.2 MiB of cells
            {{6, 24, 1136}, {0, 2, 1}, 16, true},                   // 96-byte rows, 2.5 MiB
            {{16, 8, 8, 8, 8, 8}, {4, 2, 0, 5, 3, 1}, 8, true},     // 4 MiB, factor 4
            {{16, 16, 8, 8, 8, 8}, {4, 2, 0, 5, 3, 1}, 4, false},   // 4 MiB, factor 8
