@@ -864,11 +864,11 @@ int64_t direct_max_bytes() { return kTune.direct_max_bytes; }
 int64_t direct_max_elems() { return kTune.direct_max_elems; }
 
 double direct_read_factor(const Problem& p) {
-  int64_t stride[kMaxRank], out_ext[kMaxRank], out_stride[kMaxRank];
-  int64_t s = 1;
-  for (int d = 0; d < p.rank; ++d) stride[d] = s, s *= p.extent[d];
-  for (int k = 0; k < p.rank; ++k)
-    out_ext[k] = p.extent[p.perm[k]], out_stride[k] = stride[p.perm[k]];
+  DirectParams dp;  // the kernel's walk: output dims fastest first, their input strides
+  build_direct(p, &dp);
+  int64_t out_ext[kMaxRank], out_stride[kMaxRank];
+  for (int k = 0; k < dp.n_dims; ++k)
+    out_ext[k] = dp.dim[k].extent.d, out_stride[k] = dp.dim[k].in_stride;
   // A warp's distinct sectors: a set by open addressing (keys sector + 1, 0 free), cleared a
   // warp; a sector the same as the element before's is not looked up (runs along the input).
   constexpr int kWarp = 32, kSlots = 2 * kWarp;
@@ -877,7 +877,7 @@ double direct_read_factor(const Problem& p) {
   const auto es = static_cast<int64_t>(p.elem_size);
   for (const int64_t first : {int64_t{0}, p.volume / 2 / kDirectThreads * kDirectThreads}) {
     int64_t digit[kMaxRank], rest = first, off = 0, last = -1;
-    for (int k = 0; k < p.rank; ++k)
+    for (int k = 0; k < dp.n_dims; ++k)
       digit[k] = rest % out_ext[k], off += digit[k] * out_stride[k], rest /= out_ext[k];
     for (int64_t j = first; j < std::min(p.volume, first + kDirectThreads); ++j, ++n) {
       if ((j - first) % kWarp == 0) seen.fill(0), last = -1;
@@ -889,7 +889,7 @@ double direct_read_factor(const Problem& p) {
         touched += seen[h] == 0;
         seen[h] = sector + 1;
       }
-      for (int k = 0; k < p.rank; ++k) {  // the next output element: an odometer step
+      for (int k = 0; k < dp.n_dims; ++k) {  // the next output element: an odometer step
         off += out_stride[k];
         if (++digit[k] < out_ext[k]) break;
         off -= digit[k] * out_stride[k];

@@ -126,6 +126,7 @@ bool direct_in_l2(const Problem& p, const DeviceInfo& dev);
 // output elements; the warps of its first and a middle block) touch, over the sectors their
 // bytes fill: 1 where they read whole sectors, up to 32 / element size where each reads its own.
 // (Counted a block of 256, as L1 could share them, it let through problems that ran 0.71-0.80x.)
+// Walks the kernel's own parameter block (build_spec's): volumes within 32 bits.
 double direct_read_factor(const Problem& p);
 
 // The parameters of a choice, ready to launch.
