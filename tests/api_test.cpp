@@ -283,6 +283,61 @@ TEST(ApiPlanCache, GrowsThenReuses) {
   for (xpose_plan_t x : {a, b, c, d}) xpose_plan_destroy(x);
 }
 
+// xpose_transpose remembers each thread's last few requests (call_plan, kCallMemo of them):
+// requests that differ in one field each (an extent, the perm, the element size, the layout, the
+// threads), taken in turns longer than the memo and back to back, each give their own result;
+// a bad request that matches a good one but for its perm is still rejected.
+TEST(ApiPlanCache, RepeatedRequestsEachGetTheirOwnPlan) {
+  struct Request {
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+    size_t elem;
+    xpose_options_t options;
+  };
+  const std::vector<Request> requests = {
+      {{7, 5, 3}, {2, 0, 1}, 4, cpu_options()},
+      {{7, 5, 4}, {2, 0, 1}, 4, cpu_options()},
+      {{7, 5, 3}, {1, 2, 0}, 4, cpu_options()},
+      {{7, 5, 3}, {2, 0, 1}, 8, cpu_options()},
+      {{7, 5, 3}, {2, 0, 1}, 4, cpu_options(XPOSE_ROW_MAJOR)},
+      {{7, 5, 3}, {2, 0, 1}, 4, cpu_options(XPOSE_COL_MAJOR, 1)},
+      {{33, 20}, {1, 0}, 2, cpu_options()},
+  };
+  ASSERT_GT(requests.size(), static_cast<size_t>(xpose::detail::kCallMemo));
+  // Turns through every request, then each twice back to back, then backwards.
+  std::vector<size_t> order;
+  for (int turn = 0; turn < 3; ++turn)
+    for (size_t i = 0; i < requests.size(); ++i) order.push_back(i);
+  for (size_t i = 0; i < requests.size(); ++i) order.insert(order.end(), {i, i});
+  for (size_t i = requests.size(); i-- > 0;) order.push_back(i);
+  uint64_t seed = xpose_test::test_seed();
+  for (const size_t i : order) {
+    const Request& r = requests[i];
+    SCOPED_TRACE("request " + std::to_string(i));
+    const size_t bytes = static_cast<size_t>(xpose_test::volume_of(r.extents)) * r.elem;
+    GuardedBuffer in(bytes), out(bytes);
+    std::vector<unsigned char> want(bytes);
+    xpose_test::fill_random(in.data(), bytes, ++seed);
+    ASSERT_EQ(xpose_transpose(static_cast<int>(r.extents.size()), r.extents.data(), r.perm.data(),
+                              r.elem, in.data(), out.data(), &r.options, nullptr),
+              XPOSE_SUCCESS)
+        << xpose_last_error();
+    xpose_test::reference_transpose(r.extents, r.perm, r.elem, r.options.layout, in.data(),
+                                    want.data());
+    EXPECT_EQ(std::memcmp(out.data(), want.data(), bytes), 0);
+    EXPECT_TRUE(out.guards_intact());
+  }
+  const Request& r = requests[0];
+  const int repeated[3] = {2, 0, 2};
+  GuardedBuffer in(4096), out(4096);
+  xpose_test::fill_random(in.data(), in.size(), seed);
+  EXPECT_EQ(xpose_transpose(3, r.extents.data(), repeated, r.elem, in.data(), out.data(),
+                            &r.options, nullptr),
+            XPOSE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(xpose_last_error()).find("perm"), std::string::npos) << xpose_last_error();
+  EXPECT_TRUE(out.untouched());
+}
+
 }  // namespace
 
 TEST(ApiPredict, PlanAndRequestAgreeAndErrorsAreNamed) {

@@ -82,9 +82,9 @@ xpose_status_t xpose_transpose(int rank, const int64_t* extents, const int* perm
                                size_t elem_size, const void* in, void* out,
                                const xpose_options_t* options, void* stream) {
   return guarded([&] {
-    Plan p;
-    XPOSE_TRY(make_plan(rank, extents, perm, elem_size, options, nullptr, /*use_cache=*/true, &p));
-    return p.execute(in, out, stream);
+    const Plan* p = nullptr;
+    XPOSE_TRY(call_plan(rank, extents, perm, elem_size, options, &p));
+    return p->execute(in, out, stream);
   });
 }
 
@@ -92,9 +92,9 @@ xpose_status_t xpose_predict(int rank, const int64_t* extents, const int* perm,
                              size_t elem_size, const xpose_options_t* options, double* seconds) {
   return guarded([&] {
     if (seconds == nullptr) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "seconds is NULL");
-    Plan p;
-    XPOSE_TRY(make_plan(rank, extents, perm, elem_size, options, nullptr, /*use_cache=*/true, &p));
-    return p.predict(seconds);
+    const Plan* p = nullptr;
+    XPOSE_TRY(call_plan(rank, extents, perm, elem_size, options, &p));
+    return p->predict(seconds);
   });
 }
 

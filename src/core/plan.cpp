@@ -1,5 +1,6 @@
 #include "core/plan.hpp"
 
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -156,6 +157,70 @@ xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size
     }
   }
   *out = std::move(plan);
+  return XPOSE_SUCCESS;
+}
+
+namespace {
+
+// One remembered request of call_plan, as the caller passed it (options filled in where NULL),
+// and its plan. rank -1: empty.
+struct CallEntry {
+  int rank = -1;
+  size_t elem_size = 0;
+  xpose_options_t options{};
+  int64_t extents[kMaxRank];
+  int perm[kMaxRank];
+  Plan plan;
+
+  bool matches(int r, const int64_t* ext, const int* pm, size_t es,
+               const xpose_options_t& o) const {
+    return r == rank && es == elem_size && o.backend == options.backend &&
+           o.layout == options.layout && o.planning == options.planning &&
+           o.num_threads == options.num_threads && o.device == options.device &&
+           (r == 0 || (std::memcmp(ext, extents, sizeof(int64_t) * static_cast<size_t>(r)) == 0 &&
+                       std::memcmp(pm, perm, sizeof(int) * static_cast<size_t>(r)) == 0));
+  }
+};
+
+struct CallMemo {
+  CallEntry entry[kCallMemo];
+  int next = 0;  // the slot the next new request takes (round robin)
+};
+
+}  // namespace
+
+xpose_status_t call_plan(int rank, const int64_t* extents, const int* perm, size_t elem_size,
+                         const xpose_options_t* options, const Plan** out) {
+  thread_local CallMemo memo;
+  xpose_options_t raw;
+  xpose_options_init(&raw);
+  if (options != nullptr) std::memcpy(&raw, options, sizeof raw);
+  const bool keyable = rank >= 0 && rank <= kMaxRank && (rank == 0 || (extents && perm));
+  for (const CallEntry& e : memo.entry) {
+    if (!keyable || !e.matches(rank, extents, perm, elem_size, raw)) continue;
+    // "The current device" may be another one now: the plan is the device's.
+    if (e.plan.options.backend == XPOSE_BACKEND_CUDA && raw.device < 0) {
+      int device = -1;
+      if (cuda_resolve_device(raw.device, &device) != XPOSE_SUCCESS ||
+          device != e.plan.options.device)
+        continue;
+    }
+    *out = &e.plan;
+    return XPOSE_SUCCESS;
+  }
+  Plan plan;
+  XPOSE_TRY(make_plan(rank, extents, perm, elem_size, options, nullptr, /*use_cache=*/true, &plan));
+  CallEntry& e = memo.entry[memo.next];
+  memo.next = (memo.next + 1) % kCallMemo;
+  e.rank = keyable ? rank : -1;
+  e.elem_size = elem_size;
+  e.options = raw;
+  if (keyable && rank > 0) {
+    std::memcpy(e.extents, extents, sizeof(int64_t) * static_cast<size_t>(rank));
+    std::memcpy(e.perm, perm, sizeof(int) * static_cast<size_t>(rank));
+  }
+  e.plan = std::move(plan);
+  *out = &e.plan;
   return XPOSE_SUCCESS;
 }
 

@@ -29,6 +29,14 @@ xpose_status_t make_plan(int rank, const int64_t* extents, const int* perm, size
                          const xpose_options_t* options, const char* schema, bool use_cache,
                          Plan* out, const xpose_desc_t* desc = nullptr);
 
+// The plan of an xpose_transpose or xpose_predict request: make_plan's with the cache, through
+// a per-thread memo of the last kCallMemo requests as the caller passed them (a repeated request
+// skips validation, normalization and the cache's hash, lock and copies). `*out` stays valid
+// until this thread's next call.
+inline constexpr int kCallMemo = 4;
+xpose_status_t call_plan(int rank, const int64_t* extents, const int* perm, size_t elem_size,
+                         const xpose_options_t* options, const Plan** out);
+
 // The candidates the chosen backend's planner considers for this request (`xpose explain`);
 // `measure_all` times every one of them.
 xpose_status_t plan_candidates(int rank, const int64_t* extents, const int* perm,
