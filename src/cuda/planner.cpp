@@ -301,9 +301,11 @@ bool takes_narrow_loads(const Problem& p, const DeviceInfo& dev) {
 }
 
 // Hands every candidate to sink(Choice&), analytic predictions, in the order ties rank.
+// `no_direct`: the caller found that takes_direct does not hold (best_choice asks first;
+// direct_in_l2's sector count is not free).
 template <class Sink>
 void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaRequest* req,
-                     Sink& sink) {
+                     Sink& sink, bool no_direct = false) {
   const Problem& p = *g.p;
   if (p.is_copy()) {
     Choice c;
@@ -336,7 +338,7 @@ void for_each_choice(const Geometry& g, const DeviceInfo& dev, const SchemaReque
     }
     return;
   }
-  if (takes_direct(p, dev, req)) {
+  if (!no_direct && takes_direct(p, dev, req)) {
     Choice c = direct_choice(g, dev);
     sink(c);
   }
@@ -483,7 +485,7 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
     const auto keep = [&](Choice& c) {
       if (lead_rank(c) > (found ? lead_rank(*best) : 0)) *best = c, found = true;
     };
-    for_each_choice(geometry(p), dev, req, keep);
+    for_each_choice(geometry(p), dev, req, keep, /*no_direct=*/true);
     if (found) return true;
   }
   if (narrow) {  // rank_narrow's first: the analytic order's kScreened best, by the trees
@@ -496,7 +498,7 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
       for (; i > 0 && ranks_before(c, top[i - 1], g.out_esize); --i) top[i] = top[i - 1];
       top[i] = c;
     };
-    for_each_choice(g, dev, req, keep);
+    for_each_choice(g, dev, req, keep, /*no_direct=*/true);
     for (int i = 0; i < n; ++i) {
       top[i].predicted = narrow->predict_narrow(top[i]);
       if (i == 0 || top[i].predicted < best->predicted) *best = top[i];
@@ -517,7 +519,7 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
       if (gathered(c) && (!any_gathered || gathered_rank(c) < gathered_rank(first_gathered)))
         first_gathered = c, any_gathered = true;
     };
-    for_each_choice(g, dev, req, keep);
+    for_each_choice(g, dev, req, keep, /*no_direct=*/true);
     if (found && gathered(*best)) *best = first_gathered;
     return found;
   }
@@ -539,7 +541,7 @@ bool best_choice(const Problem& p, const DeviceInfo& dev, const SchemaRequest* r
     order[i] = s;
     if (n < kScreened) ++n;  // else the last kept moved to the spare position: dropped
   };
-  for_each_choice(geometry(p), dev, req, keep);
+  for_each_choice(geometry(p), dev, req, keep, /*no_direct=*/true);
   for (int i = 0; i < n; ++i) {
     const double blend = model->predict(slot[order[i]]);
     if (i == 0 || blend < best->predicted) *best = slot[order[i]], best->predicted = blend;
