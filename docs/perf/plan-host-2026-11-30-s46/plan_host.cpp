@@ -1,0 +1,94 @@
+// CUDA plan creation on the host without a GPU: cuda_plan_on (src/cuda/host_plan.hpp) with the
+// H100's properties, for random problems drawn as `xpose bench-host` draws them (ranks 2-12,
+// elements of 1-16 bytes, 4 KiB-1 GiB log-uniform). Session 46 (docs/perf/README.md).
+//   plan_host time SEED N     per problem the fastest of 3 plan creations: median, p90, p99, max
+//   plan_host choices SEED N  each problem's heuristic choice and prediction, a line each
+//   ... SEED N LO_MIB HI_MIB MIN_ELEM: only the problems drawn of LO-HI MiB and elements of at
+//   least MIN_ELEM bytes
+// Build against a tree's library (build-carry configured as in docs/cuda.md):
+//   g++ -O2 -std=c++20 -DXPOSE_HAVE_CUDA=1 -Isrc -Iinclude -isystem /usr/local/cuda/include \
+//     plan_host.cpp build-carry/src/libxpose_internal.a -fopenmp \
+//     /usr/local/cuda/lib/libcudart_static.a -ldl -lrt -lpthread -o plan_host
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "cuda/host_plan.hpp"
+
+using namespace xpose::detail;
+
+int main(int argc, char** argv) {
+  if (argc != 4 && argc != 7)
+    return std::fprintf(stderr, "usage: plan_host time|choices SEED N [LO_MIB HI_MIB MIN_ELEM]\n"), 2;
+  const double lo = argc == 7 ? std::stod(argv[4]) : 0, hi = argc == 7 ? std::stod(argv[5]) : 1e9;
+  const size_t min_elem = argc == 7 ? std::stoul(argv[6]) : 1;
+  const std::string mode = argv[1];
+  std::mt19937_64 rng(std::stoull(argv[2]));
+  const int n = std::stoi(argv[3]);
+  DeviceInfo d;  // tests/fake_device.hpp's H100, named as the embedded model's device
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.arch = 90;
+  d.sms = 132;
+  d.l2_bytes = 50 << 20;
+  d.smem_per_block = 48 << 10;
+  d.smem_per_sm = 228 << 10;
+  d.regs_per_sm = 65536;
+  d.max_threads_per_sm = 2048;
+  d.clock_hz = 1.755e9;
+  d.dram_bytes_per_s = 3.35e12;
+  for (int& r : d.tiled_regs) r = 64;
+  d.narrow_regs = 80;
+  d.narrow_four_regs = 64;
+  xpose_options_t o;
+  xpose_options_init(&o);
+  o.backend = XPOSE_BACKEND_CUDA;
+  o.device = 0;
+  std::vector<double> us;
+  for (int i = 0; i <= n; ++i) {  // problem 0 loads the models: not counted
+    const int rank = 2 + static_cast<int>(rng() % 11);
+    const size_t elem = size_t{1} << (rng() % 5);
+    const double bytes = std::exp2(12 + static_cast<double>(rng() % 1000) / 1000.0 * 18);
+    std::vector<double> w(rank);
+    double sum = 0;
+    for (double& x : w) sum += x = 0.2 + static_cast<double>(rng() % 1000) / 1000.0;
+    std::vector<int64_t> ext;
+    for (int k = 0; k < rank; ++k)
+      ext.push_back(std::max<int64_t>(1, std::llround(std::pow(bytes / elem, w[k] / sum))));
+    std::vector<int> perm(rank);
+    for (int k = 0; k < rank; ++k) perm[k] = k;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    Problem p;
+    if (make_problem(rank, ext.data(), perm.data(), elem, XPOSE_COL_MAJOR, &p) != XPOSE_SUCCESS ||
+        p.volume == 0)
+      continue;
+    const double mib = static_cast<double>(p.bytes()) / (1 << 20);
+    if (i > 0 && (mib < lo || mib > hi || p.elem_size < min_elem)) continue;
+    if (mode == "choices") {
+      Choice c;
+      const bool ok = best_choice(p, d, nullptr, &c);
+      std::printf("%s: %s %.9g\n", p.to_string().c_str(), ok ? summarize(p, c).c_str() : "-",
+                  c.predicted);
+      continue;
+    }
+    double best = 1e30;
+    for (int r = 0; r < 3; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      BackendPlanPtr plan;
+      make_problem(rank, ext.data(), perm.data(), elem, XPOSE_COL_MAJOR, &p);
+      cuda_plan_on(p, d, o, "", &plan);
+      best = std::min(best, std::chrono::duration<double, std::micro>(
+                                std::chrono::steady_clock::now() - t0).count());
+    }
+    if (i > 0) us.push_back(best);
+  }
+  if (mode == "choices") return 0;
+  std::sort(us.begin(), us.end());
+  const auto q = [&](double f) { return us[std::min(us.size() - 1, size_t(f * us.size()))]; };
+  std::printf("%zu problems: median %.1f us, p90 %.1f, p99 %.1f, max %.1f\n", us.size(), q(0.5),
+              q(0.9), q(0.99), us.back());
+}
