@@ -6,7 +6,7 @@
 //   ... SEED N LO_MIB HI_MIB MIN_ELEM: only the problems drawn of LO-HI MiB and elements of at
 //   least MIN_ELEM bytes
 // Build against a tree's library (build-carry configured as in docs/cuda.md):
-//   g++ -O2 -std=c++20 -DXPOSE_HAVE_CUDA=1 -Isrc -Iinclude -isystem /usr/local/cuda/include \
+//   g++ -O2 -std=c++20 -DXPOSE_HAVE_CUDA=1 -Isrc -Iinclude -Itests -isystem /usr/local/cuda/include \
 //     plan_host.cpp build-carry/src/libxpose_internal.a -fopenmp \
 //     /usr/local/cuda/lib/libcudart_static.a -ldl -lrt -lpthread -o plan_host
 #include <algorithm>
@@ -19,6 +19,7 @@
 
 #include "core/problem.hpp"
 #include "cuda/host_plan.hpp"
+#include "fake_device.hpp"  // tests/: the H100 figures the planner tests use
 
 using namespace xpose::detail;
 
@@ -30,20 +31,7 @@ int main(int argc, char** argv) {
   const std::string mode = argv[1];
   std::mt19937_64 rng(std::stoull(argv[2]));
   const int n = std::stoi(argv[3]);
-  DeviceInfo d;  // tests/fake_device.hpp's H100, named as the embedded model's device
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.arch = 90;
-  d.sms = 132;
-  d.l2_bytes = 50 << 20;
-  d.smem_per_block = 48 << 10;
-  d.smem_per_sm = 228 << 10;
-  d.regs_per_sm = 65536;
-  d.max_threads_per_sm = 2048;
-  d.clock_hz = 1.755e9;
-  d.dram_bytes_per_s = 3.35e12;
-  for (int& r : d.tiled_regs) r = 64;
-  d.narrow_regs = 80;
-  d.narrow_four_regs = 64;
+  const DeviceInfo d = xpose_test::fake_h100();
   xpose_options_t o;
   xpose_options_init(&o);
   o.backend = XPOSE_BACKEND_CUDA;
