@@ -438,6 +438,52 @@ TEST(CpuKernels, LineWriterJoinsPiecesInAnyOrder) {
   }
 }
 
+// Plain 4-byte problems in L2 whose output rows crowd L1 sets (power-of-two row strides) take
+// the default tile with fewer rows (docs/cpu.md, "Crowded L1 sets"); others keep it. Random
+// power-of-two problems of that size, whatever they take, match the reference.
+TEST(CpuBackend, FewRowsWhereOutputRowsCrowdL1Sets) {
+  const auto first_line = [](const BackendPlan& plan) {
+    const std::string d = plan.describe();
+    return d.substr(0, d.find(" nt="));
+  };
+  BackendPlanPtr plan;
+  // Rows 1 KiB apart (4 of the 64 sets): 32 rows, 8 a set; 4 KiB apart (one set): 8 rows.
+  ASSERT_EQ(cpu_make_plan(problem({256, 256}, {1, 0}, 4), options(1), "", &plan), XPOSE_SUCCESS);
+  EXPECT_EQ(first_line(*plan), "blocked ti=32 to=256") << plan->describe();
+  ASSERT_EQ(cpu_make_plan(problem({64, 1024}, {1, 0}, 4), options(1), "", &plan), XPOSE_SUCCESS);
+  EXPECT_EQ(first_line(*plan), "blocked ti=8 to=128") << plan->describe();
+  // Rows 1000 bytes apart, 8-byte elements (whole lines a block), tensors beyond L2: the default.
+  for (const auto& [ext, es] : std::vector<std::pair<std::vector<int64_t>, size_t>>{
+           {{256, 250}, 4}, {{128, 256}, 8}, {{1024, 1024}, 4}}) {
+    const Problem p = problem(ext, {1, 0}, es);
+    BackendPlanPtr forced;
+    ASSERT_EQ(cpu_make_plan(p, options(1), "", &plan), XPOSE_SUCCESS);
+    ASSERT_EQ(cpu_make_plan(p, options(1), "blocked", &forced), XPOSE_SUCCESS);
+    EXPECT_EQ(first_line(*plan), first_line(*forced)) << p.to_string();
+  }
+  std::mt19937_64 rng(test_seed());
+  int fewer = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    const int rank = 2 + static_cast<int>(rng() % 3), threads = 1 + static_cast<int>(rng() % 2);
+    const int total = 12 + static_cast<int>(rng() % 6);  // 16-512 KiB of f32
+    std::vector<int64_t> ext(rank, 1);
+    for (int b = 0; b < total; ++b) ext[rng() % rank] *= 2;
+    std::vector<int> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    do std::shuffle(perm.begin(), perm.end(), rng);
+    while (perm[0] == 0);
+    const Problem p = problem(ext, perm, 4);
+    if (p.rank < 2 || p.perm[0] == 0) continue;
+    BackendPlanPtr forced;
+    ASSERT_EQ(cpu_make_plan(p, options(threads), "", &plan), XPOSE_SUCCESS);
+    check_plan(p, *plan, &rng, p.to_string(), rng() % 2);
+    if (cpu_make_plan(p, options(threads), "blocked", &forced) == XPOSE_SUCCESS &&
+        first_line(*plan).rfind("blocked", 0) == 0 && first_line(*plan) != first_line(*forced))
+      ++fewer;
+  }
+  EXPECT_GT(fewer, 5);
+}
+
 TEST(CpuBackend, CandidatesHeuristicAndMeasured) {
   const Problem p = problem({300, 200, 3}, {1, 0, 2}, 8);
   for (const auto planning : {XPOSE_PLAN_HEURISTIC, XPOSE_PLAN_MEASURE}) {

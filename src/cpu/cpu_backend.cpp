@@ -33,6 +33,7 @@ struct Spec {
   int nt = -1;  // -1: by output size (want_nt)
   Isa isa = Isa::kBest;
   bool fit_stage = false;  // the default tile with TI cut to fit the staging buffer (fit_stage())
+  bool few_rows = false;   // the default tile with TI halved until its rows spare L1 (few_rows())
   double margin = 1;  // ranked at predicted x margin: taken only where predicted that much faster
 };
 
@@ -107,6 +108,25 @@ bool fit_stage(const Shape& s, const ExecSettings& x, TileRequest req, TileGeome
          g->ti * g->to * static_cast<int64_t>(g->eb) <= stage;
 }
 
+// The default tile of a plain 4-byte problem with regular stores, its TI halved (down to
+// few_rows_min_ti) until no more of its output rows than an L1 set's ways share a set, TO at least
+// few_rows_min_to, rebuilt in *g; false where the default already spares L1 (tuning.hpp
+// set_conflict_factor).
+bool few_rows(const Shape& s, const ExecSettings& x, TileRequest req, TileGeometry* g,
+              std::string* why) {
+  *why = "the default tile's output rows do not crowd an L1 set, its stores stream, or the "
+         "tensors do not fit the threads' L2";
+  if (x.nt || s.eb != 4 || !l1_crowding_counts(s.volume, s.eb, x.threads) ||
+      rows_per_l1_set(*g) <= kTuning.l1_ways)
+    return false;
+  req.to = std::max(g->to, kTuning.few_rows_min_to);
+  for (req.ti = g->ti / 2; req.ti >= kTuning.few_rows_min_ti; req.ti /= 2) {
+    if (!make_tile_geometry(s, req, g, why)) return false;
+    if (rows_per_l1_set(*g) <= kTuning.l1_ways) return true;
+  }
+  return true;  // the fewest rows: a whole line a column
+}
+
 // Builds `spec` for `p` (ranked as predicted: build() adds the margin); false with `why` when it
 // does not apply.
 bool build_plan(const Problem& p, const Spec& spec, int threads, Built* out, std::string* why) {
@@ -148,6 +168,7 @@ bool build_plan(const Problem& p, const Spec& spec, int threads, Built* out, std
   // Rows too long to stage (a forced TO, or super-elements over half the buffer): regular stores.
   if (x.nt && !staged_rows_fit(*g)) x.nt = false;
   if (spec.fit_stage && !fit_stage(s, x, req, g.get(), why)) return false;
+  if (spec.few_rows && !few_rows(s, x, req, g.get(), why)) return false;
   out->predicted = predict_tile(*g, s.volume, x, p.elem_size);
   out->tile = std::move(g);
   out->x = x;
@@ -222,6 +243,12 @@ int candidate_specs(const Problem& p, Spec* specs) {
         specs[n++].margin = kTuning.narrow_long_tile_margin;
         short_dims(t, kTuning.narrow_long_tile_margin);
       }
+    }
+    // 4-byte elements: the default tile with fewer rows where its rows crowd an L1 set
+    // (few_rows(); the model charges the crowded ones, tuning.hpp set_conflict_factor).
+    if (eb == 4) {
+      specs[n].schema = Schema::kBlocked;
+      specs[n++].few_rows = true;
     }
     if (std::has_single_bit(eb) && eb <= 16) {
       const TileShape def = kTuning.tile_by_size[std::countr_zero(eb)];

@@ -140,6 +140,10 @@ BackendPlanPtr make_tile_plan(const char* schema, const TileGeometry& g, const E
 
 // Cost model: predicted seconds of each schema (bandwidth model, see docs/cpu.md).
 double predict_run(const Problem& p, const RunGeometry& g, const ExecSettings& x);
+// The most rows of a tile whose output lines fall into one L1 set (tuning.hpp l1_sets), and
+// whether the model charges that: plain 4-byte problems whose tensors fit the threads' L2.
+int rows_per_l1_set(const TileGeometry& g);
+bool l1_crowding_counts(int64_t volume, size_t elem, int threads);
 // `elem`: the problem's element size where it differs from g.eb (a super plan's element is the
 // whole leading run); 0: g.eb.
 double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x,

@@ -340,6 +340,20 @@ double block_seconds(const TileGeometry& g, const ExecSettings& x) {
          (kTuning.narrow_block_rate * x.threads);
 }
 
+bool l1_crowding_counts(int64_t volume, size_t elem, int threads) {
+  return elem == 4 && volume <= kTuning.l2_bytes_per_thread * threads / 8;  // in + out
+}
+
+int rows_per_l1_set(const TileGeometry& g) {
+  int count[256] = {}, most = 0;
+  const int sets = std::min(kTuning.l1_sets, 256);
+  for (int r = 0; r < g.ti; ++r) {
+    const auto set = static_cast<int>((g.orow[r] / kTuning.line_bytes) % sets);
+    most = std::max(most, ++count[set]);
+  }
+  return most;
+}
+
 double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x, size_t elem) {
   // In integers first: the problem's bytes, validated below 2^63, may round up to 2^63 as a
   // double, which no int64_t holds (found by plan_fuzzer, issue 17).
@@ -365,6 +379,10 @@ double predict_tile(const TileGeometry& g, int64_t volume, const ExecSettings& x
   double write = bytes * write_factor(total, x);
   if (!x.nt) {
     write *= waste(out_run);
+    // Plain 4-byte tiles in L2 whose partial output lines crowd an L1 set (tuning.hpp).
+    if (eb == 4 && l1_crowding_counts(volume, elem, x.threads) &&
+        rows_per_l1_set(g) > kTuning.l1_ways)
+      write *= kTuning.set_conflict_factor;
   } else {
     // Non-temporal tiles write whole lines except at the two ends of each whole output row (all
     // I dims) that is not line-sized, unless the tile's rows continue each other there.

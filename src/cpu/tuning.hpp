@@ -148,6 +148,31 @@ struct Tuning {
   // ownership that stalls the stream), in full-line writes. Skipping them in a test build
   // sped odd-extent cases up 1.34..1.9x with 12..22% of the lines partial: 3..9 lines each.
   double partial_line_cost = 5;
+  // Regular stores of 4-byte tiles: the 8 x 8 kernel writes half a line of each of 8 output rows
+  // a block, and walks a column block down all TI rows before the next one completes those
+  // lines, so a tile's TI partial output lines must stay in L1 meanwhile. Where more of them
+  // than an L1 set holds fall into one set (power-of-two row strides: 2 KiB rows put them in 2
+  // of the 64 sets, 4 KiB rows in one), they evict each other and each is read and written back
+  // again. One thread, warm, f32 (512,512) perm (1,0): TI 128 (64 lines a set) 0.081 ms, TI 16
+  // (8 a set) 0.038; (256,1024): TI 128 0.172 ms, TI 8 0.048; (1024,256): TI 128 0.061, TI 32
+  // 0.047; (520,504), no such sets: every TI within 0.031-0.067 (build VM, session 46). Such
+  // tiles' writes cost set_conflict_factor times as much, and the default tile with TI halved
+  // until its rows spare the sets (at least 8, TO at least few_rows_min_to) is a candidate for
+  // 4-byte elements (structural: 64 sets of 8 ways, the L1D of Zen 4 and the fewest ways of
+  // recent x86 cores; Sapphire and Emerald Rapids have 12).
+  int l1_sets = 64;
+  int l1_ways = 8;
+  double set_conflict_factor = 3;
+  int few_rows_min_to = 128;
+  int few_rows_min_ti = 8;
+  // ... where both tensors fit the threads' L2 (structural: 1 MiB a core on Zen 4, 2 on
+  // Sapphire and Emerald Rapids), so that repeated calls find them there. Beyond it the fewer
+  // rows' shorter input runs cost more than the crowding: (32,64,128,2) perm (2,1,3,0), 2 MiB
+  // on 2 threads, ran 0.80x with TI 8 even warm. Within it, 8-9 of 40 random power-of-two
+  // problems of 64 KiB-16 MiB changed plans and ran 1.8-1.9x faster by geometric mean warm (1
+  // and 2 threads), 1.08-1.10x from memory (caches flushed before each call; 0.76-1.67x),
+  // none of 40 problems of other extents changed (docs/perf/cpu-2core.md, session 46).
+  int64_t l2_bytes_per_thread = int64_t{1} << 20;
   // Tile order: page size assumed (structural: 4 KiB, the worst case; huge pages only help) and
   // the pages a group of tiles may touch so that both its input and output pages stay in the
   // TLB: half of the 2048-entry STLB of Sapphire/Emerald Rapids (set-associative, shared with
