@@ -120,29 +120,38 @@ int64_t segment(int64_t extent, int64_t inner, int64_t target, int64_t slack) {
   return (extent + count - 1) / count;
 }
 
+// out[0..count) = the offsets (times `scale`) of the first `count` points of the box `ext` (dims
+// fastest first) at `stride`, in order: an odometer (planning builds these tables for every
+// candidate; a division a dim and entry took a fifth of 1-byte planning).
+void box_offsets(int dims, const int64_t* ext, const int64_t* stride, int count, int64_t scale,
+                 int64_t* out) {
+  int64_t digit[kMaxRank] = {}, off = 0;
+  for (int n = 0; n < count; ++n) {
+    out[n] = off * scale;
+    for (int i = 0; i < dims; ++i) {
+      off += stride[i];
+      if (++digit[i] < ext[i] || i + 1 == dims) break;
+      off -= digit[i] * stride[i];
+      digit[i] = 0;
+    }
+  }
+}
+
 void fill_tables(const Shape& s, const Minor& mi, TileGeometry* g) {
-  int64_t is[kMaxRank], os[kMaxRank];
+  int64_t is[kMaxRank], os[kMaxRank], ext[kMaxRank], stride[kMaxRank];
   input_strides(s, is);
   output_strides(s, os);
   const int64_t eb = static_cast<int64_t>(s.eb), ieb = static_cast<int64_t>(g->in_eb);
-  for (int c = 0; c < g->to; ++c) {  // I: output dims 0..k-1, the last one cut to i_seg
-    int64_t rest = c, off = 0;
-    for (int i = 0; i < mi.k; ++i) {
-      const int64_t ext = i + 1 < mi.k ? s.extent[s.perm[i]] : g->i_seg;
-      off += (rest % ext) * is[s.perm[i]];
-      rest /= ext;
-    }
-    g->icol[c] = off * ieb;
+  for (int i = 0; i < mi.k; ++i) {  // I: output dims 0..k-1, the last one cut to i_seg
+    ext[i] = i + 1 < mi.k ? s.extent[s.perm[i]] : g->i_seg;
+    stride[i] = is[s.perm[i]];
   }
-  for (int r = 0; r < g->ti; ++r) {  // J: input dims 0..m-1, the last one cut to j_seg
-    int64_t rest = r, off = 0;
-    for (int d = 0; d < mi.m; ++d) {
-      const int64_t ext = d + 1 < mi.m ? s.extent[d] : g->j_seg;
-      off += (rest % ext) * os[d];
-      rest /= ext;
-    }
-    g->orow[r] = off * eb;
+  box_offsets(mi.k, ext, stride, g->to, ieb, g->icol);
+  for (int d = 0; d < mi.m; ++d) {  // J: input dims 0..m-1, the last one cut to j_seg
+    ext[d] = d + 1 < mi.m ? s.extent[d] : g->j_seg;
+    stride[d] = os[d];
   }
+  box_offsets(mi.m, ext, stride, g->ti, eb, g->orow);
 }
 
 // The outer nest: segment loops of J and I plus every dim outside J and I, innermost the one
@@ -319,8 +328,13 @@ bool make_tile_geometry(const Shape& s, const TileRequest& req, TileGeometry* g,
 // Runs of `run` bytes at offsets off[0..n) joined where one continues another in memory, in any
 // order: n / (the number of joined spans).
 double joined_runs(const int64_t* off, int n, int64_t run) {
-  std::vector<int64_t> o(off, off + n);
-  std::sort(o.begin(), o.end());
+  // Tables of a tile side (at most kMaxTileSide entries), often in order already.
+  int64_t buf[Tuning::kMaxTileSide];
+  std::vector<int64_t> heap;
+  int64_t* o = buf;
+  if (n > Tuning::kMaxTileSide) heap.resize(static_cast<size_t>(n)), o = heap.data();
+  std::copy(off, off + n, o);
+  if (!std::is_sorted(o, o + n)) std::sort(o, o + n);
   int spans = 1;
   for (int i = 1; i < n; ++i) spans += o[i] != o[i - 1] + run;
   return static_cast<double>(n) / spans;
