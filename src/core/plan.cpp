@@ -172,11 +172,11 @@ struct CallEntry {
   int perm[kMaxRank];
   Plan plan;
 
+  // The options by their bytes: a caller's enum fields may hold values outside their enums
+  // (rejected by make_plan, but not to be loaded as enums here).
   bool matches(int r, const int64_t* ext, const int* pm, size_t es,
                const xpose_options_t& o) const {
-    return r == rank && es == elem_size && o.backend == options.backend &&
-           o.layout == options.layout && o.planning == options.planning &&
-           o.num_threads == options.num_threads && o.device == options.device &&
+    return r == rank && es == elem_size && std::memcmp(&o, &options, sizeof o) == 0 &&
            (r == 0 || (std::memcmp(ext, extents, sizeof(int64_t) * static_cast<size_t>(r)) == 0 &&
                        std::memcmp(pm, perm, sizeof(int) * static_cast<size_t>(r)) == 0));
   }

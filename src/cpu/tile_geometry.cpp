@@ -123,15 +123,20 @@ int64_t segment(int64_t extent, int64_t inner, int64_t target, int64_t slack) {
 // out[0..count) = the offsets (times `scale`) of the first `count` points of the box `ext` (dims
 // fastest first) at `stride`, in order: an odometer (planning builds these tables for every
 // candidate; a division a dim and entry took a fifth of 1-byte planning).
+// Only offsets of points inside the box are formed (the tensor's, which fit in 64 bits; one
+// past a dim's end may not: plan_fuzzer).
 void box_offsets(int dims, const int64_t* ext, const int64_t* stride, int count, int64_t scale,
                  int64_t* out) {
   int64_t digit[kMaxRank] = {}, off = 0;
-  for (int n = 0; n < count; ++n) {
+  for (int n = 0; n < count;) {
     out[n] = off * scale;
+    if (++n == count) break;
     for (int i = 0; i < dims; ++i) {
-      off += stride[i];
-      if (++digit[i] < ext[i] || i + 1 == dims) break;
-      off -= digit[i] * stride[i];
+      if (++digit[i] < ext[i]) {
+        off += stride[i];
+        break;
+      }
+      off -= (ext[i] - 1) * stride[i];
       digit[i] = 0;
     }
   }
