@@ -116,7 +116,7 @@ bool few_rows(const Shape& s, const ExecSettings& x, TileRequest req, TileGeomet
               std::string* why) {
   *why = "the default tile's output rows do not crowd an L1 set, its stores stream, or the "
          "tensors do not fit the threads' L2";
-  if (x.nt || s.eb != 4 || !l1_crowding_counts(s.volume, s.eb, x.threads) ||
+  if (x.nt || !l1_crowding_counts(s.volume, s.eb, x.threads) ||
       rows_per_l1_set(*g) <= kTuning.l1_ways)
     return false;
   req.to = std::max(g->to, kTuning.few_rows_min_to);

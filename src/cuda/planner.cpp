@@ -454,7 +454,8 @@ void enumerate_choices(const Problem& p, const DeviceInfo& dev, const SchemaRequ
   // model fitted on larger ones says (larger non-plain ones rank it by its prediction).
   const auto direct = std::find_if(out->begin(), out->end(),
                                    [](const Choice& c) { return is_direct(c.schema); });
-  if (direct != out->end() && (direct_fits(p) || direct_in_l2(p, dev))) {
+  // (for_each_choice offers a plain problem's direct candidate only where takes_direct holds.)
+  if (direct != out->end() && (p.plain() || direct_fits(p))) {
     *direct = direct_choice(g, dev);  // the analytic prediction (best_choice's), not a model's
     std::rotate(out->begin(), direct, direct + 1);
     return;

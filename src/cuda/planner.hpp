@@ -249,7 +249,8 @@ inline constexpr double kThin2dFactor = 0.7;
 // Cells (cells.cu, params.hpp CellParams): the dims of a cell of `p`, the fewest k such that
 // input dims 0..k-1 are output dims 0..k-1 and hold at least kCellMinBytes, or, k = 1 (input dim
 // 0 stays first: rows), kCellRowMinBytes (0 when there is none, when that cell holds more than
-// kCellMaxBytes or kCellMaxElems, or when `p` is not a plain problem of 1- or 2-byte elements).
+// kCellMaxBytes or kCellMaxElems, or when `p` is not of 1- or 2-byte elements, plain or a narrow
+// conversion, narrow_converts; typed ones have no rows).
 int cell_dims(const Problem& p);
 // Makes `c` (a narrow candidate's prediction and terms) the cells' candidate of `p`, ranked at
 // kCellFactor of that prediction, and first wherever it is one (enumerate_choices,
